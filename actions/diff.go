@@ -1,0 +1,413 @@
+package actions
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+)
+
+// An Option changes how [Diff] matches actions. Options are made by the
+// functions of this package; pass go-cmp options through [CmpOptions].
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// Options is a list of options that is itself an option.
+type Options []Option
+
+func (o Options) apply(c *config) {
+	for _, opt := range o {
+		if opt != nil {
+			opt.apply(c)
+		}
+	}
+}
+
+type config struct {
+	unordered   bool
+	subset      bool
+	cmpOpts     []cmp.Option
+	normalizers []Normalizer
+	resolve     Resolver
+}
+
+// Normalizer clears or rewrites what should not count in an object before
+// comparison. It is given a deep copy and may change it in place.
+type Normalizer func(obj runtime.Object)
+
+// Resolver finds the resource of an object's type, for expected actions
+// built from objects that client-go's scheme does not know (custom
+// resources). The fixture's resolver knows every clientset it registered.
+type Resolver func(obj runtime.Object) (schema.GroupVersionResource, bool)
+
+// Unordered matches actions regardless of order.
+func Unordered() Option { return optionFunc(func(c *config) { c.unordered = true }) }
+
+// Subset compares objects partially: only the fields set in the expected
+// object count (a field subset), lists element by element.
+func Subset() Option { return optionFunc(func(c *config) { c.subset = true }) }
+
+// CmpOptions passes go-cmp options to the comparison of objects, for
+// example cmpopts.IgnoreFields(appsv1.DeploymentSpec{}, "Template").
+func CmpOptions(opts ...cmp.Option) Option {
+	return optionFunc(func(c *config) { c.cmpOpts = append(c.cmpOpts, opts...) })
+}
+
+// Normalize adds a normalizer, applied to both sides after the default ones.
+func Normalize(n Normalizer) Option {
+	return optionFunc(func(c *config) { c.normalizers = append(c.normalizers, n) })
+}
+
+// KeepVolatileFields turns off the default normalization (see
+// [NormalizeVolatile]); normalizers added with [Normalize] still run.
+func KeepVolatileFields() Option {
+	return optionFunc(func(c *config) { c.normalizers = nil })
+}
+
+// WithResolver sets how the resources of expected actions built from
+// objects of types client-go does not know are found.
+func WithResolver(r Resolver) Option { return optionFunc(func(c *config) { c.resolve = r }) }
+
+// NormalizeVolatile is the default normalizer: it clears the metadata that
+// the server (or a field-managed fake) fills in and that varies between runs
+// (managedFields, resourceVersion, uid, creationTimestamp, generation,
+// selfLink) and the type meta, which the resource already states.
+func NormalizeVolatile(obj runtime.Object) {
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	m.SetManagedFields(nil)
+	m.SetResourceVersion("")
+	m.SetUID("")
+	m.SetCreationTimestamp(metav1.Time{})
+	m.SetGeneration(0)
+	m.SetSelfLink("")
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{normalizers: []Normalizer{NormalizeVolatile}}
+	Options(opts).apply(c)
+	return c
+}
+
+// Equal reports whether got matches want. It is Diff(want, got, opts...) == "".
+func Equal(want, got []Action, opts ...Option) bool { return Diff(want, got, opts...) == "" }
+
+// Diff compares expected actions with recorded ones and returns "" exactly
+// when they match. Otherwise it lists both sides one action a line, then
+// what is missing and what is unexpected by index, then a go-cmp diff
+// (-want +got) for each pair of corresponding actions whose content differs.
+//
+// Two actions correspond when verb, resource, subresource, namespace and
+// name are equal. They match when, in addition, their objects are equal
+// after normalization, their patch types are equal and their patch bodies
+// are equal as JSON documents, and the expected field manager (if any) is
+// the recorded one. By default the order counts across verbs.
+func Diff(want, got []Action, opts ...Option) string {
+	c := newConfig(opts)
+	want = c.resolveAll(want)
+	var problems []string
+	for i, w := range want {
+		if w.err != nil {
+			problems = append(problems, fmt.Sprintf("want[%d]: %v", i, w.err))
+		}
+	}
+	pairs, missing, unexpected := align(want, got, c)
+	var details []string
+	for _, p := range pairs {
+		if d := c.content(want[p.w], got[p.g]); d != "" {
+			details = append(details, fmt.Sprintf("want[%d] and got[%d] %s differ:\n%s", p.w, p.g, got[p.g], indent(d)))
+		}
+	}
+	if len(problems) == 0 && len(missing) == 0 && len(unexpected) == 0 && len(details) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	writeList(&b, "want", want)
+	writeList(&b, "got", got)
+	for _, p := range problems {
+		fmt.Fprintf(&b, "%s\n", p)
+	}
+	if len(missing) > 0 {
+		b.WriteString("missing (wanted, not made):\n")
+		for _, i := range missing {
+			fmt.Fprintf(&b, "  want[%d] %s\n", i, want[i])
+		}
+	}
+	if len(unexpected) > 0 {
+		b.WriteString("unexpected (made, not wanted):\n")
+		for _, i := range unexpected {
+			fmt.Fprintf(&b, "  got[%d] %s\n", i, got[i])
+		}
+	}
+	for _, d := range details {
+		b.WriteString(d)
+	}
+	return b.String()
+}
+
+// Assert reports through t.Errorf when got does not match want.
+func Assert(t testing.TB, want, got []Action, opts ...Option) bool {
+	t.Helper()
+	if d := Diff(want, got, opts...); d != "" {
+		t.Errorf("actions mismatch (-want +got):\n%s", d)
+		return false
+	}
+	return true
+}
+
+func writeList(b *strings.Builder, label string, as []Action) {
+	fmt.Fprintf(b, "%s: %d action(s)\n", label, len(as))
+	for i, a := range as {
+		fmt.Fprintf(b, "  [%d] %s\n", i, a)
+	}
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func (c *config) resolveAll(want []Action) []Action {
+	out := make([]Action, len(want))
+	for i, w := range want {
+		if w.err == nil && w.Resource.Empty() && w.source != nil {
+			gvr, ok := schema.GroupVersionResource{}, false
+			if c.resolve != nil {
+				gvr, ok = c.resolve(w.source)
+			}
+			if ok {
+				w.Resource = gvr
+			} else {
+				w.err = fmt.Errorf("cannot tell the resource of %s: it is not a client-go type; compare through the fixture (which knows its registered clientsets) or pass actions.WithResolver", describe(w.source))
+			}
+		}
+		out[i] = w
+	}
+	return out
+}
+
+func describe(obj runtime.Object) string {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return fmt.Sprintf("%T (%s)", obj, gvk)
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+type pair struct{ w, g int }
+
+type identity struct {
+	verb        string
+	gvr         schema.GroupVersionResource
+	sub, ns, nm string
+}
+
+func idOf(a Action) identity {
+	return identity{a.Verb, a.Resource, a.Subresource, a.Namespace, a.Name}
+}
+
+// align pairs corresponding actions: in order, a longest common subsequence
+// of identities; unordered, content-equal pairs first, then any
+// corresponding pair.
+func align(want, got []Action, c *config) (pairs []pair, missing, unexpected []int) {
+	usedW := make([]bool, len(want))
+	usedG := make([]bool, len(got))
+	if c.unordered {
+		for pass := 0; pass < 2; pass++ {
+			for i, w := range want {
+				if usedW[i] || w.err != nil {
+					continue
+				}
+				for j, g := range got {
+					if usedG[j] || idOf(w) != idOf(g) {
+						continue
+					}
+					if pass == 0 && c.content(w, g) != "" {
+						continue
+					}
+					usedW[i], usedG[j] = true, true
+					pairs = append(pairs, pair{i, j})
+					break
+				}
+			}
+		}
+	} else {
+		n, m := len(want), len(got)
+		lcs := make([][]int, n+1)
+		for i := range lcs {
+			lcs[i] = make([]int, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				switch {
+				case want[i].err == nil && idOf(want[i]) == idOf(got[j]):
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				case lcs[i+1][j] >= lcs[i][j+1]:
+					lcs[i][j] = lcs[i+1][j]
+				default:
+					lcs[i][j] = lcs[i][j+1]
+				}
+			}
+		}
+		for i, j := 0, 0; i < n && j < m; {
+			switch {
+			case want[i].err == nil && idOf(want[i]) == idOf(got[j]):
+				pairs = append(pairs, pair{i, j})
+				usedW[i], usedG[j] = true, true
+				i++
+				j++
+			case lcs[i+1][j] >= lcs[i][j+1]:
+				i++
+			default:
+				j++
+			}
+		}
+	}
+	for i, u := range usedW {
+		if !u && want[i].err == nil {
+			missing = append(missing, i)
+		}
+	}
+	for j, u := range usedG {
+		if !u {
+			unexpected = append(unexpected, j)
+		}
+	}
+	return pairs, missing, unexpected
+}
+
+// content compares corresponding actions and returns "" when they match.
+func (c *config) content(w, g Action) string {
+	var b strings.Builder
+	if w.FieldManager != "" && w.FieldManager != g.FieldManager {
+		fmt.Fprintf(&b, "field manager: want %q, got %q\n", w.FieldManager, g.FieldManager)
+	}
+	if w.where != nil {
+		if err := w.where(g); err != nil {
+			fmt.Fprintf(&b, "%v\n", err)
+		}
+		return b.String()
+	}
+	if w.PatchType != g.PatchType {
+		fmt.Fprintf(&b, "patch type: want %q, got %q\n", w.PatchType, g.PatchType)
+	}
+	if len(w.Patch) > 0 || len(g.Patch) > 0 {
+		if d := c.diffPatch(w.Patch, g.Patch); d != "" {
+			fmt.Fprintf(&b, "patch (-want +got):\n%s", d)
+		}
+	}
+	if w.Object != nil || g.Object != nil {
+		if d := c.diffObjects(w.Object, g.Object); d != "" {
+			fmt.Fprintf(&b, "object (-want +got):\n%s", d)
+		}
+	}
+	return b.String()
+}
+
+func (c *config) normalized(obj runtime.Object) runtime.Object {
+	if obj == nil {
+		return nil
+	}
+	obj = obj.DeepCopyObject()
+	for _, n := range c.normalizers {
+		n(obj)
+	}
+	return obj
+}
+
+func (c *config) diffObjects(w, g runtime.Object) string {
+	w, g = c.normalized(w), c.normalized(g)
+	if w == nil || g == nil {
+		return cmp.Diff(fmt.Sprintf("%T", w), fmt.Sprintf("%T", g))
+	}
+	if c.subset || reflect.TypeOf(w) != reflect.TypeOf(g) {
+		wm, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(w)
+		gm, err2 := runtime.DefaultUnstructuredConverter.ToUnstructured(g)
+		if err1 != nil || err2 != nil {
+			return fmt.Sprintf("cannot compare %T with %T: %v %v\n", w, g, err1, err2)
+		}
+		var gv any = gm
+		if c.subset {
+			gv = prune(map[string]any(wm), map[string]any(gm))
+		}
+		return cmp.Diff(map[string]any(wm), gv, append([]cmp.Option{cmpopts.EquateEmpty()}, c.cmpOpts...)...)
+	}
+	return cmp.Diff(w, g, append([]cmp.Option{cmpopts.EquateEmpty()}, c.cmpOpts...)...)
+}
+
+// prune keeps of got only what want sets, recursively through maps and,
+// when lengths agree, lists.
+func prune(want, got any) any {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return got
+		}
+		out := make(map[string]any, len(w))
+		for k, wv := range w {
+			if gv, ok := g[k]; ok {
+				out[k] = prune(wv, gv)
+			}
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return got
+		}
+		out := make([]any, len(g))
+		for i := range g {
+			out[i] = prune(w[i], g[i])
+		}
+		return out
+	}
+	return got
+}
+
+// diffPatch compares patch bodies as JSON or YAML documents, falling back
+// to their text.
+func (c *config) diffPatch(w, g []byte) string {
+	wd, werr := decodeDoc(w)
+	gd, gerr := decodeDoc(g)
+	if werr != nil || gerr != nil {
+		return cmp.Diff(string(w), string(g))
+	}
+	if c.subset {
+		gd = prune(wd, gd)
+	}
+	return cmp.Diff(wd, gd, cmpopts.EquateEmpty())
+}
+
+func decodeDoc(data []byte) (any, error) {
+	var v any
+	if len(data) == 0 {
+		return nil, nil
+	}
+	if err := json.Unmarshal(data, &v); err == nil {
+		return v, nil
+	}
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	err = json.Unmarshal(j, &v)
+	return v, err
+}

@@ -1,0 +1,221 @@
+// Package resources maps Go types of Kubernetes objects to their kinds and
+// resources, exactly as a generated clientset serves them.
+//
+// The table is read off the clientset's interface by reflection: every typed
+// client getter (`Deployments(namespace string) DeploymentInterface`,
+// `Nodes() NodeInterface`) names the resource's plural and its scope, and the
+// typed client's Get method names the Go type. The scheme then gives the
+// kind. Nothing is guessed from the kind's spelling, so a kind Gateway maps to
+// "gateways" (client-go's UnsafeGuessKindToResource would say "gatewaies").
+package resources
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// Info describes one type a clientset serves.
+type Info struct {
+	// Type is the object's Go type, a pointer to a struct (*appsv1.Deployment).
+	Type reflect.Type
+	GVK  schema.GroupVersionKind
+	GVR  schema.GroupVersionResource
+	// Namespaced is false for cluster-scoped resources.
+	Namespaced bool
+}
+
+// Table is an immutable index of the types one or more clientsets serve. It
+// is safe for concurrent use.
+type Table struct {
+	infos  []*Info
+	byType map[reflect.Type]*Info
+	byGVK  map[schema.GroupVersionKind]*Info
+	byGVR  map[schema.GroupVersionResource]*Info
+	groups []string
+}
+
+var (
+	contextType    = reflect.TypeFor[context.Context]()
+	getOptionsType = reflect.TypeFor[metav1.GetOptions]()
+	objectType     = reflect.TypeFor[runtime.Object]()
+	stringType     = reflect.TypeFor[string]()
+)
+
+// FromClientset reads the table of the clientset interface iface (for
+// example kubernetes.Interface), with kinds from scheme.
+func FromClientset(iface reflect.Type, scheme *runtime.Scheme) (*Table, error) {
+	if iface.Kind() != reflect.Interface {
+		return nil, fmt.Errorf("%v is not an interface type", iface)
+	}
+	t := newTable()
+	for i := range iface.NumMethod() {
+		group := iface.Method(i).Type
+		if group.NumIn() != 0 || group.NumOut() != 1 || group.Out(0).Kind() != reflect.Interface {
+			continue
+		}
+		gv := group.Out(0)
+		for j := range gv.NumMethod() {
+			m := gv.Method(j)
+			namespaced, ok := getterScope(m.Type)
+			if !ok {
+				continue
+			}
+			goType, ok := getType(m.Type.Out(0))
+			if !ok {
+				continue
+			}
+			obj, ok := reflect.New(goType.Elem()).Interface().(runtime.Object)
+			if !ok {
+				continue
+			}
+			gvks, _, err := scheme.ObjectKinds(obj)
+			if err != nil || len(gvks) == 0 {
+				continue
+			}
+			gvk := gvks[0]
+			t.add(&Info{
+				Type:       goType,
+				GVK:        gvk,
+				GVR:        gvk.GroupVersion().WithResource(strings.ToLower(m.Name)),
+				Namespaced: namespaced,
+			})
+		}
+	}
+	if len(t.infos) == 0 {
+		return nil, fmt.Errorf("%v serves no type its scheme knows", iface)
+	}
+	t.finish()
+	return t, nil
+}
+
+// getterScope reports whether m looks like a typed client getter and whether
+// it takes a namespace.
+func getterScope(m reflect.Type) (namespaced, ok bool) {
+	if m.NumOut() != 1 || m.Out(0).Kind() != reflect.Interface {
+		return false, false
+	}
+	switch {
+	case m.NumIn() == 0:
+		return false, true
+	case m.NumIn() == 1 && m.In(0) == stringType:
+		return true, true
+	}
+	return false, false
+}
+
+// getType returns the object type a typed client's Get method returns.
+func getType(client reflect.Type) (reflect.Type, bool) {
+	get, ok := client.MethodByName("Get")
+	if !ok {
+		return nil, false
+	}
+	ft := get.Type
+	if ft.NumIn() != 3 || ft.In(0) != contextType || ft.In(1) != stringType || ft.In(2) != getOptionsType || ft.NumOut() != 2 {
+		return nil, false
+	}
+	out := ft.Out(0)
+	if out.Kind() != reflect.Pointer || out.Elem().Kind() != reflect.Struct || !out.Implements(objectType) {
+		return nil, false
+	}
+	return out, true
+}
+
+func newTable() *Table {
+	return &Table{
+		byType: map[reflect.Type]*Info{},
+		byGVK:  map[schema.GroupVersionKind]*Info{},
+		byGVR:  map[schema.GroupVersionResource]*Info{},
+	}
+}
+
+// add keeps the first Info seen for a type, kind or resource.
+func (t *Table) add(in *Info) {
+	if _, dup := t.byGVK[in.GVK]; dup {
+		return
+	}
+	t.infos = append(t.infos, in)
+	if _, dup := t.byType[in.Type]; !dup {
+		t.byType[in.Type] = in
+	}
+	t.byGVK[in.GVK] = in
+	if _, dup := t.byGVR[in.GVR]; !dup {
+		t.byGVR[in.GVR] = in
+	}
+}
+
+func (t *Table) finish() {
+	seen := map[string]bool{}
+	for _, in := range t.infos {
+		g := in.GVK.GroupVersion().String()
+		if !seen[g] {
+			seen[g] = true
+			t.groups = append(t.groups, g)
+		}
+	}
+	sort.Strings(t.groups)
+	sort.Slice(t.infos, func(i, j int) bool { return t.infos[i].GVR.String() < t.infos[j].GVR.String() })
+}
+
+// Merge returns a table holding the types of all tables; on a conflict the
+// earlier table wins.
+func Merge(tables ...*Table) *Table {
+	t := newTable()
+	for _, in := range tables {
+		for _, info := range in.infos {
+			t.add(info)
+		}
+	}
+	t.finish()
+	return t
+}
+
+// ForObject returns the Info of obj's Go type or, for objects such as
+// *unstructured.Unstructured that carry their kind, of that kind.
+func (t *Table) ForObject(obj runtime.Object) (*Info, bool) {
+	if in, ok := t.byType[reflect.TypeOf(obj)]; ok {
+		return in, true
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() {
+		return nil, false
+	}
+	in, ok := t.byGVK[gvk]
+	return in, ok
+}
+
+// ForGVK returns the Info of a kind.
+func (t *Table) ForGVK(gvk schema.GroupVersionKind) (*Info, bool) {
+	in, ok := t.byGVK[gvk]
+	return in, ok
+}
+
+// ForGVR returns the Info of a resource.
+func (t *Table) ForGVR(gvr schema.GroupVersionResource) (*Info, bool) {
+	in, ok := t.byGVR[gvr]
+	return in, ok
+}
+
+// Infos returns every type of the table, sorted by resource.
+func (t *Table) Infos() []*Info { return t.infos }
+
+// GroupVersions returns the sorted group/versions the table serves.
+func (t *Table) GroupVersions() []string { return t.groups }
+
+// Kube returns the table of client-go's kubernetes.Interface, computed once.
+var Kube = sync.OnceValue(func() *Table {
+	t, err := FromClientset(reflect.TypeFor[kubernetes.Interface](), kubescheme.Scheme)
+	if err != nil {
+		panic(fmt.Sprintf("resources: reading kubernetes.Interface: %v", err))
+	}
+	return t
+})

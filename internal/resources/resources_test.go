@@ -1,0 +1,88 @@
+package resources
+
+import (
+	"reflect"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	samplev1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
+	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned"
+	samplescheme "github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/scheme"
+)
+
+func TestKube(t *testing.T) {
+	tests := []struct {
+		obj        any
+		gvr        schema.GroupVersionResource
+		namespaced bool
+	}{
+		{&appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithResource("deployments"), true},
+		{&corev1.Endpoints{}, corev1.SchemeGroupVersion.WithResource("endpoints"), true},
+		{&corev1.Node{}, corev1.SchemeGroupVersion.WithResource("nodes"), false},
+		{&rbacv1.ClusterRole{}, rbacv1.SchemeGroupVersion.WithResource("clusterroles"), false},
+		{&corev1.Namespace{}, corev1.SchemeGroupVersion.WithResource("namespaces"), false},
+	}
+	for _, tt := range tests {
+		in, ok := Kube().byType[reflect.TypeOf(tt.obj)]
+		if !ok {
+			t.Errorf("%T: not in the kube table", tt.obj)
+			continue
+		}
+		if in.GVR != tt.gvr || in.Namespaced != tt.namespaced {
+			t.Errorf("%T: got %v namespaced=%v, want %v namespaced=%v", tt.obj, in.GVR, in.Namespaced, tt.gvr, tt.namespaced)
+		}
+	}
+}
+
+func TestFromClientsetGenerated(t *testing.T) {
+	tab, err := FromClientset(reflect.TypeFor[versioned.Interface](), samplescheme.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, ok := tab.ForObject(&samplev1alpha1.Foo{})
+	if !ok {
+		t.Fatal("Foo not found")
+	}
+	want := samplev1alpha1.SchemeGroupVersion.WithResource("foos")
+	if in.GVR != want || !in.Namespaced || in.GVK.Kind != "Foo" {
+		t.Errorf("got %+v", in)
+	}
+	if got := tab.GroupVersions(); !reflect.DeepEqual(got, []string{"samplecontroller.ctrltest.dev/v1alpha1"}) {
+		t.Errorf("GroupVersions() = %v", got)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(samplev1alpha1.SchemeGroupVersion.WithKind("Foo"))
+	if in2, ok := tab.ForObject(u); !ok || in2 != in {
+		t.Errorf("unstructured Foo: got %v, %v", in2, ok)
+	}
+	if _, ok := tab.ForGVR(want); !ok {
+		t.Error("ForGVR(foos) not found")
+	}
+}
+
+func TestFromClientsetErrors(t *testing.T) {
+	if _, err := FromClientset(reflect.TypeFor[int](), samplescheme.Scheme); err == nil {
+		t.Error("int: want an error")
+	}
+	if _, err := FromClientset(reflect.TypeFor[interface{ Foo() }](), samplescheme.Scheme); err == nil {
+		t.Error("empty interface: want an error")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	tab, err := FromClientset(reflect.TypeFor[versioned.Interface](), samplescheme.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Merge(Kube(), tab)
+	for _, obj := range []any{&samplev1alpha1.Foo{}, &appsv1.Deployment{}} {
+		if _, ok := m.byType[reflect.TypeOf(obj)]; !ok {
+			t.Errorf("merged table lacks %T", obj)
+		}
+	}
+}
