@@ -11,47 +11,57 @@ set -o errexit -o nounset -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 out_root="${1:-${root}}"
 module="github.com/ctrltest/ctrltest"
-apis_pkg="${module}/controller/apis"
-gen_dir="controller/generated"
-gen_pkg="${module}/${gen_dir}"
 boilerplate="${root}/hack/boilerplate.go.txt"
-input="${apis_pkg}/samplecontroller/v1alpha1"
 
 cd "${out_root}"
 
-rm -rf "${gen_dir}"
-rm -f controller/apis/samplecontroller/v1alpha1/zz_generated.deepcopy.go
+# generate APIS_DIR GROUP_VERSION OUTPUT_DIR
+#   APIS_DIR holds GROUP/VERSION packages; OUTPUT_DIR receives applyconfiguration,
+#   clientset/versioned, listers and informers/externalversions.
+generate() {
+  local apis_dir="$1" group_version="$2" gen_dir="$3"
+  local apis_pkg="${module}/${apis_dir}" gen_pkg="${module}/${gen_dir}"
+  local input="${apis_pkg}/${group_version}"
 
-go tool deepcopy-gen \
-  --go-header-file "${boilerplate}" \
-  --output-file zz_generated.deepcopy.go \
-  "${input}"
+  rm -rf "${gen_dir}"
+  rm -f "${apis_dir}/${group_version}/zz_generated.deepcopy.go"
 
-go tool applyconfiguration-gen \
-  --go-header-file "${boilerplate}" \
-  --output-dir "${gen_dir}/applyconfiguration" \
-  --output-pkg "${gen_pkg}/applyconfiguration" \
-  "${input}"
+  go tool deepcopy-gen \
+    --go-header-file "${boilerplate}" \
+    --output-file zz_generated.deepcopy.go \
+    "${input}"
 
-go tool client-gen \
-  --go-header-file "${boilerplate}" \
-  --output-dir "${gen_dir}/clientset" \
-  --output-pkg "${gen_pkg}/clientset" \
-  --clientset-name versioned \
-  --apply-configuration-package "${gen_pkg}/applyconfiguration" \
-  --input-base "${apis_pkg}" \
-  --input samplecontroller/v1alpha1
+  go tool applyconfiguration-gen \
+    --go-header-file "${boilerplate}" \
+    --output-dir "${gen_dir}/applyconfiguration" \
+    --output-pkg "${gen_pkg}/applyconfiguration" \
+    "${input}"
 
-go tool lister-gen \
-  --go-header-file "${boilerplate}" \
-  --output-dir "${gen_dir}/listers" \
-  --output-pkg "${gen_pkg}/listers" \
-  "${input}"
+  go tool client-gen \
+    --go-header-file "${boilerplate}" \
+    --output-dir "${gen_dir}/clientset" \
+    --output-pkg "${gen_pkg}/clientset" \
+    --clientset-name versioned \
+    --apply-configuration-package "${gen_pkg}/applyconfiguration" \
+    --input-base "${apis_pkg}" \
+    --input "${group_version}"
 
-go tool informer-gen \
-  --go-header-file "${boilerplate}" \
-  --output-dir "${gen_dir}/informers" \
-  --output-pkg "${gen_pkg}/informers" \
-  --versioned-clientset-package "${gen_pkg}/clientset/versioned" \
-  --listers-package "${gen_pkg}/listers" \
-  "${input}"
+  go tool lister-gen \
+    --go-header-file "${boilerplate}" \
+    --output-dir "${gen_dir}/listers" \
+    --output-pkg "${gen_pkg}/listers" \
+    "${input}"
+
+  go tool informer-gen \
+    --go-header-file "${boilerplate}" \
+    --output-dir "${gen_dir}/informers" \
+    --output-pkg "${gen_pkg}/informers" \
+    --versioned-clientset-package "${gen_pkg}/clientset/versioned" \
+    --listers-package "${gen_pkg}/listers" \
+    "${input}"
+}
+
+# The reference controller's API.
+generate controller/apis samplecontroller/v1alpha1 controller/generated
+# A test-only API for ctrltest's own tests.
+generate internal/testapi/apis gateway/v1alpha1 internal/testapi/generated

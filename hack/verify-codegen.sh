@@ -9,13 +9,14 @@ trap 'rm -rf "${scratch}"' EXIT
 
 # A copy of the module without generated output is enough to regenerate it.
 cp "${root}/go.mod" "${root}/go.sum" "${scratch}/"
-mkdir -p "${scratch}/controller"
+mkdir -p "${scratch}/controller" "${scratch}/internal/testapi"
 cp -R "${root}/controller/apis" "${scratch}/controller/"
+cp -R "${root}/internal/testapi/apis" "${scratch}/internal/testapi/"
 
 "${root}/hack/update-codegen.sh" "${scratch}"
 
 status=0
-for path in controller/generated controller/apis; do
+for path in controller/generated controller/apis internal/testapi/generated internal/testapi/apis; do
   if ! diff -r -u "${root}/${path}" "${scratch}/${path}" >"${scratch}/diff.txt"; then
     echo "verify-codegen: ${path} is out of date; run 'make codegen' and commit the result:" >&2
     cat "${scratch}/diff.txt" >&2
