@@ -162,41 +162,27 @@ func From(a clienttesting.Action) Action {
 		Subresource: a.GetSubresource(),
 		Namespace:   a.GetNamespace(),
 	}
+	if o, ok := a.(interface{ GetObject() runtime.Object }); ok {
+		out.Object = o.GetObject()
+		out.Name = nameOf(out.Object)
+	}
+	if n, ok := a.(interface{ GetName() string }); ok {
+		out.Name = n.GetName()
+	}
+	if p, ok := a.(clienttesting.PatchAction); ok {
+		out.PatchType = p.GetPatchType()
+		out.Patch = p.GetPatch()
+	}
 	switch a := a.(type) {
 	case clienttesting.CreateActionImpl:
-		out.Object = a.GetObject()
-		out.Name = nameOf(out.Object)
 		out.FieldManager = a.CreateOptions.FieldManager
-		if a.Name != "" { // create on a subresource names its parent
+		if a.Name != "" { // a create on a subresource names its parent
 			out.Name = a.Name
 		}
 	case clienttesting.UpdateActionImpl:
-		out.Object = a.GetObject()
-		out.Name = nameOf(out.Object)
 		out.FieldManager = a.UpdateOptions.FieldManager
 	case clienttesting.PatchActionImpl:
-		out.Name = a.GetName()
-		out.PatchType = a.GetPatchType()
-		out.Patch = a.GetPatch()
 		out.FieldManager = a.PatchOptions.FieldManager
-	case clienttesting.DeleteActionImpl:
-		out.Name = a.GetName()
-	case clienttesting.GetActionImpl:
-		out.Name = a.GetName()
-	case clienttesting.CreateAction:
-		out.Object = a.GetObject()
-		out.Name = nameOf(out.Object)
-	case clienttesting.UpdateAction:
-		out.Object = a.GetObject()
-		out.Name = nameOf(out.Object)
-	case clienttesting.PatchAction:
-		out.Name = a.GetName()
-		out.PatchType = a.GetPatchType()
-		out.Patch = a.GetPatch()
-	case clienttesting.DeleteAction:
-		out.Name = a.GetName()
-	case clienttesting.GetAction:
-		out.Name = a.GetName()
 	}
 	return out
 }
