@@ -275,3 +275,35 @@ func TestFromUnknownActionKeepsIdentity(t *testing.T) {
 		t.Errorf("From = %+v", a)
 	}
 }
+
+func TestSubsetIgnoresUnsetFields(t *testing.T) {
+	got := deployment("web", 3)
+	got.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	got.Status.Replicas = 2
+	gotActions := []Action{Update(got)}
+	tests := []struct {
+		name  string
+		want  *appsv1.Deployment
+		match bool
+	}{
+		{"replicas only", deployment("web", 3), true},
+		{"wrong replicas", deployment("web", 4), false},
+		{"status set", func() *appsv1.Deployment { d := deployment("web", 3); d.Status.Replicas = 2; return d }(), true},
+		{"wrong status", func() *appsv1.Deployment { d := deployment("web", 3); d.Status.Replicas = 1; return d }(), false},
+		{"label not in got", func() *appsv1.Deployment { d := deployment("web", 3); d.Labels = map[string]string{"a": "b"}; return d }(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Diff([]Action{Update(tt.want)}, gotActions, Subset())
+			if (d == "") != tt.match {
+				t.Errorf("match = %v, want %v; diff:\n%s", d == "", tt.match, d)
+			}
+		})
+	}
+}
+
+func TestSubsetEmptyWantMatchesAnyObject(t *testing.T) {
+	if d := Diff([]Action{Create(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}})}, []Action{Create(deployment("a", 3))}, Subset()); d != "" {
+		t.Error(d)
+	}
+}

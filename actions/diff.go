@@ -55,8 +55,10 @@ type Resolver func(obj runtime.Object) (schema.GroupVersionResource, bool)
 // Unordered matches actions regardless of order.
 func Unordered() Option { return optionFunc(func(c *config) { c.unordered = true }) }
 
-// Subset compares objects partially: only the fields set in the expected
-// object count (a field subset), lists element by element.
+// Subset compares objects partially: only the fields set to a non-zero
+// value in the expected object count (a field subset); lists of equal length
+// are compared element by element. Objects are compared as unstructured
+// maps then, so go-cmp options that name Go types do not apply.
 func Subset() Option { return optionFunc(func(c *config) { c.subset = true }) }
 
 // CmpOptions passes go-cmp options to the comparison of objects, for
@@ -343,19 +345,68 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 		if err1 != nil || err2 != nil {
 			return fmt.Sprintf("cannot compare %T with %T: %v %v\n", w, g, err1, err2)
 		}
-		var gv any = gm
+		var wv, gv any = map[string]any(wm), map[string]any(gm)
 		if c.subset {
-			gv = prune(map[string]any(wm), map[string]any(gm))
+			wv = trimZero(wv)
+			gv = prune(wv, gv)
 		}
-		return cmp.Diff(map[string]any(wm), gv, append([]cmp.Option{cmpopts.EquateEmpty()}, c.cmpOpts...)...)
+		return cmp.Diff(wv, gv, append([]cmp.Option{cmpopts.EquateEmpty()}, c.cmpOpts...)...)
 	}
 	return cmp.Diff(w, g, append([]cmp.Option{cmpopts.EquateEmpty()}, c.cmpOpts...)...)
+}
+
+// trimZero drops what an expected object leaves unset: nulls, zero
+// scalars, and maps and lists left empty once trimmed. (A typed object set
+// to a zero value cannot be told from an unset one; compare such fields
+// without Subset, or with Where.)
+func trimZero(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			if t := trimZero(x); t != nil {
+				out[k] = t
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []any:
+		if len(v) == 0 {
+			return nil
+		}
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = trimZero(x)
+		}
+		return out
+	case string:
+		if v == "" {
+			return nil
+		}
+	case bool:
+		if !v {
+			return nil
+		}
+	case int64:
+		if v == 0 {
+			return nil
+		}
+	case float64:
+		if v == 0 {
+			return nil
+		}
+	}
+	return v
 }
 
 // prune keeps of got only what want sets, recursively through maps and,
 // when lengths agree, lists.
 func prune(want, got any) any {
 	switch w := want.(type) {
+	case nil:
+		return nil
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
@@ -391,6 +442,7 @@ func (c *config) diffPatch(w, g []byte) string {
 		return cmp.Diff(string(w), string(g))
 	}
 	if c.subset {
+		wd = trimZero(wd)
 		gd = prune(wd, gd)
 	}
 	return cmp.Diff(wd, gd, cmpopts.EquateEmpty())
