@@ -38,6 +38,19 @@ verify-codegen:
 example:
 	$(GO) test -count=1 -v ./examples/...
 
+## golden: rewrite every golden file of the tree from this run's results.
+golden:
+	CTRLTEST_UPDATE=1 $(GO) test -count=1 $(PKGS)
+
+## verify-golden: fail when a golden file is stale (produced by no test) or
+## when rewriting the golden files would change or add one. Rewrites them in
+## place, so run it on a clean checkout (as CI does).
+verify-golden:
+	CTRLTEST_UPDATE=1 $(GO) test -count=1 $(PKGS)
+	@git diff --exit-code --stat -- '*.golden.yaml' || { echo "verify-golden: golden files are out of date; run 'make golden' and review the diff"; exit 1; }
+	@new="$$(git ls-files --others --exclude-standard -- '*.golden.yaml')"; \
+	if [ -n "$$new" ]; then echo "verify-golden: golden files not committed:"; echo "$$new"; exit 1; fi
+
 ## bench: run the benchmarks COUNT times and summarize them with benchstat.
 bench:
 	@mkdir -p .bench

@@ -1,0 +1,147 @@
+package golden
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ctrltest/ctrltest/actions"
+)
+
+// Sync is what one sync did, as the fixture package hands it over for
+// rendering.
+type Sync struct {
+	// Key is the synced key.
+	Key string
+	// Actions are the requests to record, in order.
+	Actions []actions.Action
+	// Events are the recorded events, in order.
+	Events []Event
+	// Enqueued are the work-queue records, one line each, in order.
+	Enqueued []string
+	// Err is the sync's error.
+	Err error
+	// Kind, when set, names the kind of an object, so that objects render
+	// with apiVersion and kind as kubectl shows them.
+	Kind func(runtime.Object) (schema.GroupVersionKind, bool)
+}
+
+// Event is an event as a golden file shows it.
+type Event struct {
+	Object      string            `json:"object"`
+	Type        string            `json:"type"`
+	Reason      string            `json:"reason"`
+	Message     string            `json:"message"`
+	Action      string            `json:"action,omitempty"`
+	Related     string            `json:"related,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+type syncDoc struct {
+	Key      string      `json:"key"`
+	Actions  []actionDoc `json:"actions"`
+	Events   []Event     `json:"events"`
+	Enqueued []string    `json:"enqueued"`
+	Error    *string     `json:"error"`
+}
+
+type actionDoc struct {
+	Verb         string `json:"verb"`
+	APIVersion   string `json:"apiVersion"`
+	Resource     string `json:"resource"`
+	Subresource  string `json:"subresource,omitempty"`
+	Namespace    string `json:"namespace,omitempty"`
+	Name         string `json:"name,omitempty"`
+	FieldManager string `json:"fieldManager,omitempty"`
+	Object       any    `json:"object,omitempty"`
+	PatchType    string `json:"patchType,omitempty"`
+	Patch        any    `json:"patch,omitempty"`
+}
+
+// Render returns the canonical YAML of a sync: its key, one entry per
+// action in order (verb, apiVersion, resource, subresource, namespace, name,
+// field manager, and the object as kubectl get -o yaml shows it, or the
+// patch type and body), the events, the enqueued records and the error text.
+// Keys are sorted, volatile metadata (actions.NormalizeVolatile) is removed,
+// lines end in LF and the text ends with a newline: the same sync renders
+// to the same bytes on every run and machine.
+func Render(s Sync) ([]byte, error) {
+	doc := syncDoc{Key: s.Key, Actions: []actionDoc{}, Events: s.Events, Enqueued: s.Enqueued}
+	if doc.Events == nil {
+		doc.Events = []Event{}
+	}
+	if doc.Enqueued == nil {
+		doc.Enqueued = []string{}
+	}
+	if s.Err != nil {
+		msg := s.Err.Error()
+		doc.Error = &msg
+	}
+	for i, a := range s.Actions {
+		ad := actionDoc{
+			Verb:         a.Verb,
+			APIVersion:   a.Resource.GroupVersion().String(),
+			Resource:     a.Resource.Resource,
+			Subresource:  a.Subresource,
+			Namespace:    a.Namespace,
+			Name:         a.Name,
+			FieldManager: a.FieldManager,
+			PatchType:    string(a.PatchType),
+		}
+		if a.Object != nil {
+			obj, err := Object(a.Object, s.Kind)
+			if err != nil {
+				return nil, fmt.Errorf("action %d (%s): %v", i, a, err)
+			}
+			ad.Object = obj
+		}
+		if len(a.Patch) > 0 {
+			ad.Patch = decodePatch(a.Patch)
+		}
+		doc.Actions = append(doc.Actions, ad)
+	}
+	return yaml.Marshal(doc)
+}
+
+// Object returns obj as a golden file shows it: a deep copy with volatile
+// metadata removed, as an unstructured map with apiVersion and kind (from
+// kind, when obj does not carry them).
+func Object(obj runtime.Object, kind func(runtime.Object) (schema.GroupVersionKind, bool)) (map[string]any, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() && kind != nil {
+		gvk, _ = kind(obj)
+	}
+	obj = obj.DeepCopyObject()
+	actions.NormalizeVolatile(obj)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if v, ok := md["creationTimestamp"]; ok && v == nil {
+			delete(md, "creationTimestamp")
+		}
+	}
+	if !gvk.Empty() {
+		m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	}
+	return m, nil
+}
+
+// decodePatch returns a JSON or YAML patch body as a document, or as text
+// when it is neither.
+func decodePatch(p []byte) any {
+	var v any
+	if err := json.Unmarshal(p, &v); err == nil {
+		return v
+	}
+	if err := yaml.Unmarshal(p, &v); err == nil {
+		if _, isMap := v.(map[string]any); isMap {
+			return v
+		}
+	}
+	return string(p)
+}
