@@ -39,8 +39,19 @@ func inTempDir(t *testing.T) string {
 	return dir
 }
 
+// noUpdate turns updating off for the test, whatever the run asked for.
+func noUpdate(t *testing.T) {
+	t.Setenv(EnvUpdate, "")
+	old := updateFlag.Value.String()
+	if err := updateFlag.Value.Set("false"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = updateFlag.Value.Set(old) })
+}
+
 func TestAssertFile(t *testing.T) {
 	inTempDir(t)
+	noUpdate(t)
 	path := "testdata/TestX/row.golden.yaml"
 	rec := &recordingTB{TB: t}
 
@@ -124,6 +135,7 @@ func TestWriteFileIsAtomic(t *testing.T) {
 
 func TestStale(t *testing.T) {
 	inTempDir(t)
+	noUpdate(t)
 	for _, p := range []string{"testdata/TestA/x.golden.yaml", "testdata/TestB.golden.yaml", "testdata/cases/c.yaml"} {
 		if err := WriteFile(p, []byte("a: 1\n")); err != nil {
 			t.Fatal(err)
@@ -149,7 +161,7 @@ func TestUpdateFlagDefinedOnce(t *testing.T) {
 	if again := defineUpdateFlag(); again != updateFlag {
 		t.Error("defineUpdateFlag defined -update a second time")
 	}
-	t.Setenv(EnvUpdate, "")
+	noUpdate(t)
 	if Updating() {
 		t.Error("Updating() without -update or " + EnvUpdate)
 	}
