@@ -300,3 +300,45 @@ func TestRenderEmpty(t *testing.T) {
 		t.Errorf("Render = %q, want %q", got, want)
 	}
 }
+
+func TestReadOnlyTestdataLosesNothing(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores directory permissions; TestWriteFileIsAtomic covers a failed write")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.golden.yaml")
+	if err := WriteFile(path, []byte("old\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	if err := WriteFile(path, []byte("new\n")); err == nil {
+		t.Fatal("WriteFile into a read-only directory: no error")
+	}
+	if data, _ := os.ReadFile(path); string(data) != "old\n" {
+		t.Errorf("file after a failed update = %q", data)
+	}
+}
+
+func TestUpdateRecreatesDeletedFileIdentically(t *testing.T) {
+	inTempDir(t)
+	noUpdate(t)
+	doc, err := Render(Sync{Key: "default/web", Enqueued: []string{"add default/web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := Path(t.Name())
+	t.Setenv(EnvUpdate, "1")
+	AssertFile(t, path, doc)
+	first, _ := os.ReadFile(path)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	AssertFile(t, path, doc)
+	second, _ := os.ReadFile(path)
+	if string(first) != string(second) || len(first) == 0 {
+		t.Errorf("recreated file differs:\n%s\n---\n%s", first, second)
+	}
+}
