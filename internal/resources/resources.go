@@ -166,19 +166,6 @@ func (t *Table) finish() {
 	sort.Slice(t.infos, func(i, j int) bool { return t.infos[i].GVR.String() < t.infos[j].GVR.String() })
 }
 
-// Merge returns a table holding the types of all tables; on a conflict the
-// earlier table wins.
-func Merge(tables ...*Table) *Table {
-	t := newTable()
-	for _, in := range tables {
-		for _, info := range in.infos {
-			t.add(info)
-		}
-	}
-	t.finish()
-	return t
-}
-
 // ForObject returns the Info of obj's Go type or, for objects such as
 // *unstructured.Unstructured that carry their kind, of that kind.
 func (t *Table) ForObject(obj runtime.Object) (*Info, bool) {

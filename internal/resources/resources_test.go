@@ -74,16 +74,3 @@ func TestFromClientsetErrors(t *testing.T) {
 		t.Error("empty interface: want an error")
 	}
 }
-
-func TestMerge(t *testing.T) {
-	tab, err := FromClientset(reflect.TypeFor[versioned.Interface](), samplescheme.Scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := Merge(Kube(), tab)
-	for _, obj := range []any{&samplev1alpha1.Foo{}, &appsv1.Deployment{}} {
-		if _, ok := m.byType[reflect.TypeOf(obj)]; !ok {
-			t.Errorf("merged table lacks %T", obj)
-		}
-	}
-}
