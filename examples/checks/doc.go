@@ -1,0 +1,36 @@
+// Package checks shows each of ctrltest's checks beyond one sync catching a
+// real bug.
+//
+// Every controller here is small, works on built-in types and comes in two
+// variants, chosen by a [Variant] argument of its constructor: [Correct], as
+// it should be written, and [Broken], the same code with one deliberate bug
+// that a unit test of one sync does not see. The bug is described in the
+// type's documentation and marked "BUG (Broken)" in the code.
+//
+//	controller       bug of the Broken variant               caught by
+//	StatusWriter     writes its status on every sync         the idempotency check
+//	                 (a hot loop)                            (on by default in table rows;
+//	                                                          fixture.CheckIdempotent)
+//	Labeler          logs a failed update and returns nil    the fault sweep
+//	                 (the key is never retried)              (Table.Sweep, Table.FaultSweep)
+//	ReplicaFloor     changes the Deployment its lister       the cache-mutation check
+//	                 returned (the shared informer cache)    (on by default in fixture.Sync)
+//	ReplicaSetOwner  its ReplicaSet handler forgets updates  an informer-mode test of the
+//	                 (the owner is not synced again)         handlers (fixture.AwaitEnqueued)
+//	Adopter          writes twice from one copy (a stale     fixture.WithFidelity(
+//	                 resourceVersion on the second write)    fixture.ResourceVersions)
+//
+// A sixth controller, Exporter, has no broken variant: it needs two syncs to
+// settle a new Deployment, and its test follows it to the end with
+// Row.WantObjects (see fixture.Converge). That test also shows the
+// hot-looping StatusWriter never settling.
+//
+// The tests come in pairs. The first of each pair is ordinary ctrltest
+// usage, the part to copy: the Correct controller passes the check. The
+// second shows the Broken controller being caught, on the check's pure
+// form where it has one (the report of fixture.CheckIdempotent or
+// Table.FaultSweep) and otherwise by running the test body on a testing.TB
+// that records failures instead of reporting them (see mustCatch in
+// checks_test.go). Should a check stop catching its bug, the second test
+// fails.
+package checks

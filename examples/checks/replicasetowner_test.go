@@ -1,0 +1,122 @@
+package checks
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/fixture"
+)
+
+// newReplicaSetOwner builds the controller from the fixture's pieces; in
+// informer mode, its event handlers then run.
+func newReplicaSetOwner(f *fixture.Fixture, v Variant) *ReplicaSetOwner {
+	apps := f.KubeInformers().Apps().V1()
+	c, err := NewReplicaSetOwner(f.Kube(), apps.Deployments(), apps.ReplicaSets(), fixture.Queue[string](f), v)
+	if err != nil {
+		f.T().Fatal(err)
+	}
+	return c
+}
+
+// replicaSet is the ReplicaSet default/name, controlled by the Deployment
+// owner (by nothing when owner is nil), with ready replicas.
+func replicaSet(owner *appsv1.Deployment, name string, ready int32) *appsv1.ReplicaSet {
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+	if owner != nil {
+		rs.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, appsv1.SchemeGroupVersion.WithKind("Deployment"))}
+	}
+	rs.Status.ReadyReplicas = ready
+	return rs
+}
+
+// TestReplicaSetOwnerSync shows what the controller does with a key.
+func TestReplicaSetOwnerSync(t *testing.T) {
+	ready := deployment(1)
+	ready.Status.ReadyReplicas = 3
+	fixture.Table[string]{
+		Wire: func(f *fixture.Fixture) fixture.SyncFunc[string] { return newReplicaSetOwner(f, Correct).Sync },
+		Rows: []fixture.Row{{
+			Name: "sums the ready replicas of the ReplicaSets it controls",
+			Objects: []runtime.Object{deployment(1),
+				replicaSet(deployment(1), "web-1", 1), replicaSet(deployment(1), "web-2", 2), replicaSet(nil, "orphan", 5)},
+			Key:         "default/web",
+			WantActions: []actions.Action{actions.UpdateStatus(ready)},
+		}},
+	}.Run(t)
+}
+
+// TestReplicaSetOwnerHandlers tests the event handlers in informer mode:
+// start the informers, write through the clientset as another component
+// would, and await what the handlers put on the work queue (a bounded wait,
+// no sleeps).
+func TestReplicaSetOwnerHandlers(t *testing.T) {
+	api := deployment(1)
+	api.Name, api.UID = "api", "api-uid"
+	f := fixture.New(t, fixture.WithInformers(), fixture.WithObjects(api, deployment(1)))
+	newReplicaSetOwner(f, Correct)
+	f.Start()
+	// Starting the informers adds the seeded Deployments, in name order.
+	f.AwaitEnqueued(fixture.Added("default/api"), fixture.Added("default/web"))
+
+	replicaSets := f.Kube().AppsV1().ReplicaSets("default")
+	ctx := f.Context()
+
+	rs, err := replicaSets.Create(ctx, replicaSet(deployment(1), "web-1", 0), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AwaitEnqueued(fixture.Added("default/web"))
+
+	rs.Status.ReadyReplicas = 1
+	if _, err := replicaSets.UpdateStatus(ctx, rs, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.AwaitEnqueued(fixture.Added("default/web"))
+
+	if err := replicaSets.Delete(ctx, "web-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.AwaitEnqueued(fixture.Added("default/web"))
+
+	// A ReplicaSet that no Deployment controls enqueues nothing. The
+	// handlers see events in order, so had it enqueued anything, that would
+	// come before the key of the next ReplicaSet's owner, api.
+	if _, err := replicaSets.Create(ctx, replicaSet(nil, "orphan", 0), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replicaSets.Create(ctx, replicaSet(api, "api-1", 0), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.AwaitEnqueued(fixture.Added("default/api"))
+}
+
+// TestReplicaSetOwnerForgottenUpdateIsCaught: the broken handler enqueues
+// the owner when a ReplicaSet is added, but not when its status changes;
+// the await then times out (after a second here, WithTimeout, rather than
+// the default ten).
+func TestReplicaSetOwnerForgottenUpdateIsCaught(t *testing.T) {
+	mustCatch(t, "timed out", func(t testing.TB) {
+		f := fixture.New(t, fixture.WithInformers(), fixture.WithTimeout(time.Second), fixture.WithObjects(deployment(1)))
+		newReplicaSetOwner(f, Broken)
+		f.Start()
+		f.AwaitEnqueued(fixture.Added("default/web"))
+
+		replicaSets := f.Kube().AppsV1().ReplicaSets("default")
+		rs, err := replicaSets.Create(f.Context(), replicaSet(deployment(1), "web-1", 0), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.AwaitEnqueued(fixture.Added("default/web")) // adds are handled
+
+		rs.Status.ReadyReplicas = 1
+		if _, err := replicaSets.UpdateStatus(f.Context(), rs, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		f.AwaitEnqueued(fixture.Added("default/web")) // updates are not: timed out
+	})
+}
