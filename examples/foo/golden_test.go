@@ -1,9 +1,11 @@
 package foo
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
+	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -13,8 +15,16 @@ import (
 	"github.com/ctrltest/ctrltest/golden"
 )
 
-// TestMain fails the run when testdata/ holds a golden file no test produced.
-func TestMain(m *testing.M) { os.Exit(golden.Main(m)) }
+// TestMain fails the run when testdata/ holds a golden file no test
+// produced, or when a goroutine outlives the tests.
+func TestMain(m *testing.M) {
+	code := golden.Main(m)
+	if err := goleak.Find(); code == 0 && err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
 
 // The same scenarios as TestFooController, with golden files as the
 // expectation: testdata/TestFooControllerGolden/<row>.golden.yaml shows every
