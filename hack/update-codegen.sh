@@ -15,13 +15,17 @@ boilerplate="${root}/hack/boilerplate.go.txt"
 
 cd "${out_root}"
 
-# generate APIS_DIR GROUP_VERSION OUTPUT_DIR
+# generate APIS_DIR GROUP_VERSION OUTPUT_DIR [OPENAPI]
+#   With OPENAPI=openapi, OpenAPI definitions are generated too (for packages
+#   tagged +k8s:openapi-gen=true) and given to applyconfiguration-gen, so that
+#   the fake clientset's NewClientset can track managed fields of the types.
 #   APIS_DIR holds GROUP/VERSION packages; OUTPUT_DIR receives applyconfiguration,
 #   clientset/versioned, listers and informers/externalversions.
 generate() {
-  local apis_dir="$1" group_version="$2" gen_dir="$3"
+  local apis_dir="$1" group_version="$2" gen_dir="$3" openapi="${4:-}"
   local apis_pkg="${module}/${apis_dir}" gen_pkg="${module}/${gen_dir}"
   local input="${apis_pkg}/${group_version}"
+  local schema_args=()
 
   rm -rf "${gen_dir}"
   rm -f "${apis_dir}/${group_version}/zz_generated.deepcopy.go"
@@ -31,10 +35,35 @@ generate() {
     --output-file zz_generated.deepcopy.go \
     "${input}"
 
+  if [ -n "${openapi}" ]; then
+    local report schema
+    report="$(mktemp)"
+    schema="$(mktemp)"
+    go tool openapi-gen \
+      --go-header-file "${boilerplate}" \
+      --output-file zz_generated.openapi.go \
+      --output-dir "${gen_dir}/openapi" \
+      --output-pkg "${gen_pkg}/openapi" \
+      --report-filename "${report}" \
+      --readonly-pkg k8s.io/apimachinery/pkg/apis/meta/v1 \
+      --readonly-pkg k8s.io/apimachinery/pkg/runtime \
+      --readonly-pkg k8s.io/apimachinery/pkg/version \
+      --readonly-pkg k8s.io/apimachinery/pkg/api/resource \
+      k8s.io/apimachinery/pkg/apis/meta/v1 \
+      k8s.io/apimachinery/pkg/runtime \
+      k8s.io/apimachinery/pkg/version \
+      k8s.io/apimachinery/pkg/api/resource \
+      "${input}"
+    go run ./hack/models-schema >"${schema}"
+    schema_args=(--openapi-schema "${schema}")
+    rm -f "${report}"
+  fi
+
   go tool applyconfiguration-gen \
     --go-header-file "${boilerplate}" \
     --output-dir "${gen_dir}/applyconfiguration" \
     --output-pkg "${gen_pkg}/applyconfiguration" \
+    "${schema_args[@]}" \
     "${input}"
 
   go tool client-gen \
@@ -62,6 +91,6 @@ generate() {
 }
 
 # The reference controller's API.
-generate controller/apis samplecontroller/v1alpha1 controller/generated
+generate controller/apis samplecontroller/v1alpha1 controller/generated openapi
 # A test-only API for ctrltest's own tests.
 generate internal/testapi/apis gateway/v1alpha1 internal/testapi/generated

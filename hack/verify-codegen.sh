@@ -12,6 +12,8 @@ cp "${root}/go.mod" "${root}/go.sum" "${scratch}/"
 mkdir -p "${scratch}/controller" "${scratch}/internal/testapi"
 cp -R "${root}/controller/apis" "${scratch}/controller/"
 cp -R "${root}/internal/testapi/apis" "${scratch}/internal/testapi/"
+mkdir -p "${scratch}/hack"
+cp -R "${root}/hack/models-schema" "${scratch}/hack/"
 
 "${root}/hack/update-codegen.sh" "${scratch}"
 

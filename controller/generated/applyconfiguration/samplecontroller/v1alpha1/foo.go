@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	samplecontrollerv1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
+	internal "github.com/ctrltest/ctrltest/controller/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -45,6 +48,47 @@ func Foo(name, namespace string) *FooApplyConfiguration {
 	b.WithKind("Foo")
 	b.WithAPIVersion("samplecontroller.ctrltest.dev/v1alpha1")
 	return b
+}
+
+// ExtractFooFrom extracts the applied configuration owned by fieldManager from
+// foo for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// foo must be a unmodified Foo API object that was retrieved from the Kubernetes API.
+// ExtractFooFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractFooFrom(foo *samplecontrollerv1alpha1.Foo, fieldManager string, subresource string) (*FooApplyConfiguration, error) {
+	b := &FooApplyConfiguration{}
+	err := managedfields.ExtractInto(foo, internal.Parser().Type("com.github.ctrltest.ctrltest.controller.apis.samplecontroller.v1alpha1.Foo"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(foo.Name)
+	b.WithNamespace(foo.Namespace)
+
+	b.WithKind("Foo")
+	b.WithAPIVersion("samplecontroller.ctrltest.dev/v1alpha1")
+	return b, nil
+}
+
+// ExtractFoo extracts the applied configuration owned by fieldManager from
+// foo. If no managedFields are found in foo for fieldManager, a
+// FooApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// foo must be a unmodified Foo API object that was retrieved from the Kubernetes API.
+// ExtractFoo provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractFoo(foo *samplecontrollerv1alpha1.Foo, fieldManager string) (*FooApplyConfiguration, error) {
+	return ExtractFooFrom(foo, fieldManager, "")
+}
+
+// ExtractFooStatus extracts the applied configuration owned by fieldManager from
+// foo for the status subresource.
+func ExtractFooStatus(foo *samplecontrollerv1alpha1.Foo, fieldManager string) (*FooApplyConfiguration, error) {
+	return ExtractFooFrom(foo, fieldManager, "status")
 }
 
 func (b FooApplyConfiguration) IsApplyConfiguration() {}
