@@ -25,7 +25,9 @@ func main() {
 }
 
 func run() error {
-	ref := func(name string) spec.Ref { return spec.MustCreateRef("#/definitions/" + util.ToRESTFriendlyName(name)) }
+	ref := func(name string) spec.Ref {
+		return spec.MustCreateRef("#/definitions/" + util.ToRESTFriendlyName(name))
+	}
 	defs := openapi.GetOpenAPIDefinitions(common.ReferenceCallback(ref))
 	swagger := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger:     "2.0",
