@@ -51,8 +51,11 @@ verify-golden:
 	@new="$$(git ls-files --others --exclude-standard -- '*.golden.yaml')"; \
 	if [ -n "$$new" ]; then echo "verify-golden: golden files not committed:"; echo "$$new"; exit 1; fi
 
-## bench: run the benchmarks COUNT times and summarize them with benchstat.
+## bench: run the benchmarks COUNT times, BENCHTIME each, and summarize them
+## with benchstat. BENCHTIME=1x runs one op per benchmark and count, which
+## bounds internal/bench's slowest cases (tens of seconds an op); there is no
+## test timeout. See docs/performance.md.
 bench:
 	@mkdir -p .bench
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(PKGS) | tee .bench/new.txt
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
 	$(GO) tool benchstat .bench/new.txt

@@ -20,6 +20,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	kubeinformers "k8s.io/client-go/informers"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2/ktesting"
@@ -28,6 +31,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/controller"
 	"github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
+	"github.com/ctrltest/ctrltest/controller/generated/applyconfiguration"
 	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/fake"
 	informers "github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
@@ -245,8 +249,9 @@ func (t *iterTB) finish() {
 // variant is one way of testing the reference case.
 type variant struct {
 	// impl is "handwritten", "handwritten-broadcaster" (the hand-written
-	// fixture that also builds upstream's real event broadcaster) or
-	// "ctrltest".
+	// fixture that also builds upstream's real event broadcaster),
+	// "ctrltest" or "ctrltest-newclientset" (ctrltest with the fake
+	// packages' NewClientset registered; backend=fieldmanaged only).
 	impl      string
 	backend   backend
 	informers bool
@@ -262,14 +267,24 @@ func (v variant) String() string {
 
 // rowVariants are the variants BenchmarkRow runs at every N.
 var rowVariants = []variant{
-	{"handwritten", simple, false}, // sample-controller style, informers never started
-	{"handwritten", simple, true},  // older sample-controller style: start, WaitForCacheSync, sync
-	{"handwritten", fieldManaged, false},
-	{"handwritten", fieldManaged, true}, // today's upstream style: NewClientset, informers started
-	{"ctrltest", simple, false},         // ctrltest's default mode
-	{"ctrltest", simple, true},          // ctrltest's informer mode
-	{"ctrltest", fieldManaged, false},   // KubeFieldManaged; the Foo clientset stays simple (see foos)
+	{"handwritten", simple, false},       // sample-controller style, informers never started
+	{"handwritten", simple, true},        // older sample-controller style: start, WaitForCacheSync, sync
+	{"handwritten", fieldManaged, false}, // NewClientset, informers never started
+	{"handwritten", fieldManaged, true},  // today's upstream style: NewClientset, informers started
+	{"ctrltest", simple, false},          // ctrltest's default mode
+	{"ctrltest", simple, true},           // ctrltest's informer mode
+	{"ctrltest", fieldManaged, false},    // KubeFieldManaged and a FieldManaged Foo registration
 	{"ctrltest", fieldManaged, true},
+}
+
+// newClientsetVariants register the fake packages' NewClientset with
+// ctrltest. They run up to N=1,000 only: client-go's field-managed tracker
+// builds a REST mapper of the whole kubernetes scheme on every write, and
+// ctrltest seeds each object with a write (Tracker().Create), so at N=10,000
+// one op takes tens of seconds.
+var newClientsetVariants = []variant{
+	{"ctrltest-newclientset", fieldManaged, false},
+	{"ctrltest-newclientset", fieldManaged, true},
 }
 
 // broadcasterVariants run at N=0 only: the broadcaster's cost does not
@@ -281,6 +296,11 @@ var broadcasterVariants = []variant{
 	{"handwritten-broadcaster", fieldManaged, true},
 }
 
+// allVariants are every variant the benchmarks run.
+func allVariants() []variant {
+	return append(append(append([]variant(nil), rowVariants...), newClientsetVariants...), broadcasterVariants...)
+}
+
 // run runs the reference case once, with w's unrelated objects seeded, in a
 // test of its own that ends before run returns. When check is not nil it
 // gets the writes the controller made, as "verb resource[/subresource]".
@@ -288,8 +308,8 @@ func (v variant) run(tb testing.TB, w *world, check func(writes []string)) {
 	t := newIterTB(tb)
 	defer t.finish()
 	switch v.impl {
-	case "ctrltest":
-		res := ctrltestRow(t, w, v.backend, v.informers)
+	case "ctrltest", "ctrltest-newclientset":
+		res := ctrltestRow(t, w, v.impl, v.backend, v.informers)
 		if check != nil {
 			var writes []string
 			for _, a := range res.Actions() {
@@ -351,25 +371,32 @@ func handwrittenRow(t testing.TB, w *world, b backend, startInformers, broadcast
 	return f
 }
 
-// foos registers the Foo clientset with the simple object tracker.
-//
-// There is no field-managed Foo registration (fake.NewClientset): ctrltest
-// seeds every object with Tracker().Create, and the field-managed tracker's
-// Create of a Foo fails ("failed to convert new object ... to smd typed:
-// schema error: no type found matching:
-// com.github.ctrltest.ctrltest.controller.apis.samplecontroller.v1alpha1.Foo";
-// the generated type converter has no schema for the Foo, see
-// kubernetes/kubernetes#126850), while fake.NewClientset(objs...), which the
-// hand-written fixture uses, seeds with Tracker().Add and works. So
-// ctrltest's backend=fieldmanaged is KubeFieldManaged with the simple Foo
-// clientset; the hand-written one uses NewClientset for both.
-var foos = ctrltest.Register(fake.NewSimpleClientset, fake.AddToScheme, informers.NewSharedInformerFactory)
+// The Foo clientset's registrations.
+var (
+	// foos: the simple object tracker.
+	foos = ctrltest.Register(fake.NewSimpleClientset, fake.AddToScheme, informers.NewSharedInformerFactory)
+	// foosFieldManaged: ctrltest's field-managed tracker (FieldManaged),
+	// as KubeFieldManaged is for the kubernetes clientset.
+	foosFieldManaged = ctrltest.Register(fake.NewSimpleClientset, fake.AddToScheme, informers.NewSharedInformerFactory,
+		ctrltest.FieldManaged(applyconfiguration.NewTypeConverter))
+	// kubeNewClientset and foosNewClientset register the fake packages'
+	// NewClientset (client-go's field-managed tracker), which Register also
+	// accepts; impl=ctrltest-newclientset measures them.
+	kubeNewClientset = ctrltest.Register(k8sfake.NewClientset, kubescheme.AddToScheme, kubeinformers.NewSharedInformerFactory)
+	foosNewClientset = ctrltest.Register(fake.NewClientset, fake.AddToScheme, informers.NewSharedInformerFactory)
+)
 
-// ctrltestOptions are the fixture options of a backend and mode.
-func ctrltestOptions(b backend, startInformers bool) []ctrltest.Option {
-	opts := []ctrltest.Option{ctrltest.WithClientset(foos)}
-	if b == fieldManaged {
-		opts = append(opts, ctrltest.WithClientset(ctrltest.KubeFieldManaged))
+// ctrltestOptions are the fixture options of an impl ("ctrltest" or
+// "ctrltest-newclientset"), a backend and a mode.
+func ctrltestOptions(impl string, b backend, startInformers bool) []ctrltest.Option {
+	var opts []ctrltest.Option
+	switch {
+	case b == simple:
+		opts = append(opts, ctrltest.WithClientset(foos))
+	case impl == "ctrltest-newclientset":
+		opts = append(opts, ctrltest.WithClientset(kubeNewClientset), ctrltest.WithClientset(foosNewClientset))
+	default:
+		opts = append(opts, ctrltest.WithClientset(ctrltest.KubeFieldManaged), ctrltest.WithClientset(foosFieldManaged))
 	}
 	if startInformers {
 		opts = append(opts, ctrltest.WithInformers())
@@ -377,7 +404,9 @@ func ctrltestOptions(b backend, startInformers bool) []ctrltest.Option {
 	return opts
 }
 
-// wire builds the controller on a fixture, as examples/foo does.
+// wire builds the controller on a fixture, as examples/foo does. Client and
+// Informers find a clientset by its interface, so foos serves every Foo
+// registration above.
 func wire(f *ctrltest.Fixture) ctrltest.SyncFunc[cache.ObjectName] {
 	c, err := controller.New(f.Context(), f.Kube(), foos.Client(f),
 		f.KubeInformers().Apps().V1().Deployments(), foos.Informers(f).Samplecontroller().V1alpha1().Foos(),
@@ -390,9 +419,9 @@ func wire(f *ctrltest.Fixture) ctrltest.SyncFunc[cache.ObjectName] {
 
 // ctrltestRow is the reference case with ctrltest: build the world, seed it,
 // wire the controller, sync once, compare the writes.
-func ctrltestRow(t testing.TB, w *world, b backend, startInformers bool) *ctrltest.Result {
+func ctrltestRow(t testing.TB, w *world, impl string, b backend, startInformers bool) *ctrltest.Result {
 	foo := newFoo()
-	opts := append(ctrltestOptions(b, startInformers), ctrltest.WithObjects(foo), ctrltest.WithObjects(w.unrelated...))
+	opts := append(ctrltestOptions(impl, b, startInformers), ctrltest.WithObjects(foo), ctrltest.WithObjects(w.unrelated...))
 	f := ctrltest.New(t, opts...)
 	res := ctrltest.Sync(f, wire(f), testKey)
 	if res.Err != nil {
@@ -446,6 +475,13 @@ func BenchmarkRow(b *testing.B) {
 			subs = append(subs, sub{v, n})
 		}
 	}
+	for _, v := range newClientsetVariants {
+		for _, n := range sizes {
+			if n <= 1000 {
+				subs = append(subs, sub{v, n})
+			}
+		}
+	}
 	for _, v := range broadcasterVariants {
 		subs = append(subs, sub{v, 0})
 	}
@@ -477,7 +513,7 @@ func BenchmarkGolden(b *testing.B) {
 	w := worldOf(0)
 	t := newIterTB(b)
 	b.Cleanup(t.finish)
-	res := ctrltestRow(t, w, simple, false)
+	res := ctrltestRow(t, w, "ctrltest", simple, false)
 	want, err := res.Golden()
 	if err != nil {
 		b.Fatal(err)
@@ -556,7 +592,7 @@ func referenceTable(startInformers bool) ctrltest.Table[cache.ObjectName] {
 		WantActions: []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))},
 		WantEvents:  []ctrltest.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
 	}
-	table := ctrltest.Table[cache.ObjectName]{Wire: wire, Options: ctrltestOptions(simple, startInformers)}
+	table := ctrltest.Table[cache.ObjectName]{Wire: wire, Options: ctrltestOptions("ctrltest", simple, startInformers)}
 	if startInformers {
 		table.Wire = plainQueueWire
 	}
@@ -660,7 +696,7 @@ func BenchmarkTable1000(b *testing.B) {
 // exactly the reference case's writes, with a few unrelated objects seeded.
 func TestVariantsAgree(t *testing.T) {
 	w := worldOf(10)
-	for _, v := range append(append([]variant(nil), rowVariants...), broadcasterVariants...) {
+	for _, v := range allVariants() {
 		t.Run(v.String(), func(t *testing.T) { v.verify(t, w) })
 	}
 }
