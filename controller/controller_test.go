@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,696 +15,472 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	kubeinformers "k8s.io/client-go/informers"
-	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 
+	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
-	foofake "github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/fake"
-	fooinformers "github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
+	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/fake"
+	"github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
+	"github.com/ctrltest/ctrltest/fixture"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// foos registers the Foo clientset with every fixture that asks for it.
+var foos = fixture.Register(fake.NewSimpleClientset, fake.AddToScheme, externalversions.NewSharedInformerFactory)
+
 const (
-	testNamespace  = "default"
+	ns             = "default"
+	testKey        = "default/test"
 	testFooName    = "test"
 	testFooUID     = types.UID("foo-uid")
 	testDeployName = "test-dep"
 )
 
-var testKey = cache.ObjectName{Namespace: testNamespace, Name: testFooName}
-
-// fixture is a Controller wired to fake clientsets and to informers that are
-// never started: their indexers are filled directly.
-type fixture struct {
-	kubeClient    *k8sfake.Clientset
-	fooClient     *foofake.Clientset
-	kubeInformers kubeinformers.SharedInformerFactory
-	fooInformers  fooinformers.SharedInformerFactory
-	recorder      *record.FakeRecorder
-	queue         workqueue.TypedRateLimitingInterface[cache.ObjectName]
-	c             *Controller
+// newFixture returns a world (default mode: informers never started) that
+// holds objs.
+func newFixture(t *testing.T, objs ...runtime.Object) *fixture.Fixture {
+	return fixture.New(t, fixture.WithClientset(foos), fixture.WithObjects(objs...))
 }
 
-// newFixture seeds both the fake clientsets (so that writes find their
-// objects) and the informers' indexers (so that the listers see them) with
-// foos and deployments. The indexers hold the very pointers passed in.
-func newFixture(t *testing.T, foos []*v1alpha1.Foo, deployments []*appsv1.Deployment, opts ...Option) *fixture {
-	t.Helper()
-	var kubeObjects, fooObjects []runtime.Object
-	for _, d := range deployments {
-		kubeObjects = append(kubeObjects, d.DeepCopy())
-	}
-	for _, f := range foos {
-		fooObjects = append(fooObjects, f.DeepCopy())
-	}
-	f := &fixture{
-		kubeClient: k8sfake.NewSimpleClientset(kubeObjects...),
-		fooClient:  foofake.NewSimpleClientset(fooObjects...),
-		recorder:   record.NewFakeRecorder(100),
-		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]()),
-	}
-	t.Cleanup(f.queue.ShutDown)
-	f.kubeInformers = kubeinformers.NewSharedInformerFactory(f.kubeClient, 0)
-	f.fooInformers = fooinformers.NewSharedInformerFactory(f.fooClient, 0)
-	deploymentInformer := f.kubeInformers.Apps().V1().Deployments()
-	fooInformer := f.fooInformers.Samplecontroller().V1alpha1().Foos()
-	for _, d := range deployments {
-		if err := deploymentInformer.Informer().GetIndexer().Add(d); err != nil {
-			t.Fatalf("seeding Deployment indexer: %v", err)
-		}
-	}
-	for _, foo := range foos {
-		if err := fooInformer.Informer().GetIndexer().Add(foo); err != nil {
-			t.Fatalf("seeding Foo indexer: %v", err)
-		}
-	}
-	c, err := New(t.Context(), f.kubeClient, f.fooClient, deploymentInformer, fooInformer, f.recorder,
-		append([]Option{WithQueue(f.queue)}, opts...)...)
+// newController wires a Controller to f's clients, informers, recorder and
+// work-queue spy; WithQueue(nil) among opts gives it its own queue instead.
+func newController(f *fixture.Fixture, opts ...Option) *Controller {
+	f.T().Helper()
+	c, err := New(f.Context(), f.Kube(), foos.Client(f),
+		f.KubeInformers().Apps().V1().Deployments(), foos.Informers(f).Samplecontroller().V1alpha1().Foos(),
+		f.Recorder(), append([]Option{WithQueue(fixture.Queue[cache.ObjectName](f))}, opts...)...)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		f.T().Fatalf("New: %v", err)
 	}
-	f.c = c
-	return f
+	return c
 }
 
 func newFoo(replicas *int32, available int32) *v1alpha1.Foo {
 	return &v1alpha1.Foo{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "Foo"},
-		ObjectMeta: metav1.ObjectMeta{Name: testFooName, Namespace: testNamespace, UID: testFooUID},
+		ObjectMeta: metav1.ObjectMeta{Name: testFooName, Namespace: ns, UID: testFooUID},
 		Spec:       v1alpha1.FooSpec{DeploymentName: testDeployName, Replicas: replicas},
 		Status:     v1alpha1.FooStatus{AvailableReplicas: available},
 	}
 }
 
-// newDeploymentFor returns a Deployment named testDeployName controlled by
-// foo, written independently of the controller's newDeployment.
-func newDeploymentFor(foo *v1alpha1.Foo, replicas *int32, available int32) *appsv1.Deployment {
+// deployment returns the Deployment testDeployName as the API server holds
+// it, with the given owners; it is written independently of the
+// controller's newDeployment.
+func deployment(replicas *int32, available int32, owners ...metav1.OwnerReference) *appsv1.Deployment {
 	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            testDeployName,
-			Namespace:       testNamespace,
-			ResourceVersion: "1",
-			OwnerReferences: []metav1.OwnerReference{fooControllerRef(foo.Name, foo.UID)},
-		},
-		Spec:   appsv1.DeploymentSpec{Replicas: replicas},
-		Status: appsv1.DeploymentStatus{AvailableReplicas: available},
+		ObjectMeta: metav1.ObjectMeta{Name: testDeployName, Namespace: ns, ResourceVersion: "1", OwnerReferences: owners},
+		Spec:       appsv1.DeploymentSpec{Replicas: replicas},
+		Status:     appsv1.DeploymentStatus{AvailableReplicas: available},
 	}
 }
 
-func fooControllerRef(name string, uid types.UID) metav1.OwnerReference {
-	return metav1.OwnerReference{
-		APIVersion:         "samplecontroller.ctrltest.dev/v1alpha1",
-		Kind:               "Foo",
-		Name:               name,
-		UID:                uid,
-		Controller:         new(true),
-		BlockOwnerDeletion: new(true),
-	}
+// fooRef is the controller reference of the Foo testFooName with uid.
+func fooRef(uid types.UID) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "samplecontroller.ctrltest.dev/v1alpha1", Kind: "Foo",
+		Name: testFooName, UID: uid, Controller: new(true), BlockOwnerDeletion: new(true)}
 }
 
-// action is the part of a recorded client action the tests compare.
-type action struct {
-	Verb, Resource, Subresource, Namespace string
+var errBoom = errors.New("boom")
+
+// failing makes every verb request on resource fail with errBoom.
+func failing(verb, resource string) []fixture.Reactor {
+	return []fixture.Reactor{{Verb: verb, Resource: resource, React: func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errBoom
+	}}}
 }
 
-// writeActions drops the list and watch actions from actions.
-func writeActions(actions []k8stesting.Action) []k8stesting.Action {
-	var out []k8stesting.Action
-	for _, a := range actions {
-		if a.GetVerb() == "list" || a.GetVerb() == "watch" {
-			continue
-		}
-		out = append(out, a)
+const existsMsg = `Resource "test-dep" already exists and is not managed by Foo`
+
+var (
+	synced = fixture.NewEvent(newFoo(nil, 0), corev1.EventTypeNormal, SuccessSynced, MessageResourceSynced)
+	exists = fixture.NewEvent(newFoo(nil, 0), corev1.EventTypeWarning, ErrResourceExists, existsMsg)
+)
+
+// errExists expects exactly the error of a Deployment the Foo does not control.
+func errExists(err error) error {
+	if err == nil || err.Error() != existsMsg {
+		return fmt.Errorf("want error %q, got %v", existsMsg, err)
 	}
-	return out
+	return nil
 }
 
-func summarize(actions []k8stesting.Action) []action {
-	var out []action
-	for _, a := range actions {
-		out = append(out, action{
-			Verb:        a.GetVerb(),
-			Resource:    a.GetResource().Resource,
-			Subresource: a.GetSubresource(),
-			Namespace:   a.GetNamespace(),
-		})
-	}
-	return out
-}
-
-// checkActions compares the fakes' write actions with the wanted ones and
-// returns them for further inspection.
-func (f *fixture) checkActions(t *testing.T, wantKube, wantFoo []action) (kube, foo []k8stesting.Action) {
-	t.Helper()
-	kube = writeActions(f.kubeClient.Actions())
-	foo = writeActions(f.fooClient.Actions())
-	if diff := cmp.Diff(wantKube, summarize(kube)); diff != "" {
-		t.Errorf("Kubernetes client actions (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(wantFoo, summarize(foo)); diff != "" {
-		t.Errorf("Foo client actions (-want +got):\n%s", diff)
-	}
-	return kube, foo
-}
-
-// events drains the events recorded so far.
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
-
-func (f *fixture) checkEvents(t *testing.T, want ...string) {
-	t.Helper()
-	if diff := cmp.Diff(want, f.events()); diff != "" {
-		t.Errorf("events (-want +got):\n%s", diff)
-	}
-}
-
-var syncedEvent = corev1.EventTypeNormal + " " + SuccessSynced + " " + MessageResourceSynced
-
-func TestSyncFooGone(t *testing.T) {
-	f := newFixture(t, nil, nil)
-	if err := f.c.Sync(t.Context(), testKey); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	f.checkActions(t, nil, nil)
-	f.checkEvents(t)
-}
-
-func TestSyncEmptyDeploymentName(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	foo.Spec.DeploymentName = ""
-	f := newFixture(t, []*v1alpha1.Foo{foo}, nil)
-	if err := f.c.Sync(t.Context(), testKey); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	f.checkActions(t, nil, nil)
-	f.checkEvents(t)
-}
-
-func TestSyncCreatesDeployment(t *testing.T) {
-	foo := newFoo(new(int32(3)), 0)
-	f := newFixture(t, []*v1alpha1.Foo{foo}, nil)
-	if err := f.c.Sync(t.Context(), testKey); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	kube, _ := f.checkActions(t, []action{{Verb: "create", Resource: "deployments", Namespace: testNamespace}}, nil)
-	if len(kube) != 1 {
-		return
-	}
-	create := kube[0].(k8stesting.CreateActionImpl)
+func TestSync(t *testing.T) {
+	owned := fooRef(testFooUID)
+	noName := newFoo(new(int32(1)), 0)
+	noName.Spec.DeploymentName = ""
 	labels := map[string]string{"app": "nginx", "controller": testFooName}
-	want := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            testDeployName,
-			Namespace:       testNamespace,
-			OwnerReferences: []metav1.OwnerReference{fooControllerRef(testFooName, testFooUID)},
-		},
+	created := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: testDeployName, Namespace: ns, OwnerReferences: []metav1.OwnerReference{owned}},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: new(int32(3)),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}},
-				},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}}},
 			},
 		},
 	}
-	if diff := cmp.Diff(want, create.GetObject()); diff != "" {
-		t.Errorf("created Deployment (-want +got):\n%s", diff)
-	}
-	if got := create.GetCreateOptions().FieldManager; got != FieldManager {
-		t.Errorf("create field manager = %q, want %q", got, FieldManager)
-	}
-	// The replicas must be a copy, not the Foo's own pointer.
-	if got := create.GetObject().(*appsv1.Deployment).Spec.Replicas; got == foo.Spec.Replicas {
-		t.Errorf("created Deployment shares the Foo's replicas pointer")
-	}
-	f.checkEvents(t, syncedEvent)
+	// Every write must name the controller's field manager.
+	create := actions.Create(created).WithFieldManager(FieldManager)
+	scale := actions.Update(deployment(new(int32(3)), 0, owned)).WithFieldManager(FieldManager)
+	status := actions.UpdateStatus(newFoo(new(int32(2)), 1)).WithFieldManager(FieldManager)
+
+	fixture.Table[cache.ObjectName]{
+		Wire:    func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] { return newController(f).Sync },
+		Options: []fixture.Option{fixture.WithClientset(foos)},
+		// Updates send back the object read, resourceVersion and UID included.
+		ActionOptions: []actions.Option{actions.KeepVolatileFields()},
+		Rows: []fixture.Row{{
+			Name: "Foo gone", Key: testKey,
+		}, {
+			Name: "empty deploymentName", Key: testKey, Objects: []runtime.Object{noName},
+		}, {
+			Name: "creates the Deployment", Key: testKey, Objects: []runtime.Object{newFoo(new(int32(3)), 0)},
+			WantActions: []actions.Action{create}, WantEvents: []fixture.Event{synced},
+		}, {
+			Name: "Deployment not controlled", Key: testKey,
+			Objects: []runtime.Object{newFoo(new(int32(1)), 0), deployment(new(int32(1)), 0)},
+			WantErr: errExists, WantEvents: []fixture.Event{exists},
+		}, {
+			Name: "Deployment controlled by another Foo", Key: testKey,
+			Objects: []runtime.Object{newFoo(new(int32(1)), 0), deployment(new(int32(1)), 0, fooRef("another-uid"))},
+			WantErr: errExists, WantEvents: []fixture.Event{exists},
+		}, {
+			Name: "scales the Deployment", Key: testKey,
+			Objects:     []runtime.Object{newFoo(new(int32(3)), 0), deployment(new(int32(1)), 0, owned)},
+			WantActions: []actions.Action{scale}, WantEvents: []fixture.Event{synced},
+		}, {
+			Name: "scales a Deployment with nil replicas", Key: testKey,
+			Objects:     []runtime.Object{newFoo(new(int32(3)), 0), deployment(nil, 0, owned)},
+			WantActions: []actions.Action{scale}, WantEvents: []fixture.Event{synced},
+		}, {
+			Name: "nil Foo replicas leave the Deployment alone", Key: testKey,
+			Objects:    []runtime.Object{newFoo(nil, 0), deployment(new(int32(2)), 0, owned)},
+			WantEvents: []fixture.Event{synced},
+		}, {
+			Name: "updates the status", Key: testKey,
+			Objects:     []runtime.Object{newFoo(new(int32(2)), 0), deployment(new(int32(2)), 1, owned)},
+			WantActions: []actions.Action{status}, WantEvents: []fixture.Event{synced},
+		}, {
+			Name: "in sync: writes nothing", Key: testKey,
+			Objects:    []runtime.Object{newFoo(new(int32(2)), 2), deployment(new(int32(2)), 2, owned)},
+			WantEvents: []fixture.Event{synced},
+		}, {
+			Name: "create error", Key: testKey, Objects: []runtime.Object{newFoo(new(int32(3)), 0)},
+			Reactors:    failing("create", "deployments"),
+			WantActions: []actions.Action{create}, WantErr: fixture.ErrorIs(errBoom),
+		}, {
+			Name: "update error", Key: testKey,
+			Objects:     []runtime.Object{newFoo(new(int32(3)), 0), deployment(new(int32(1)), 0, owned)},
+			Reactors:    failing("update", "deployments"),
+			WantActions: []actions.Action{scale}, WantErr: fixture.ErrorIs(errBoom),
+		}, {
+			Name: "status error", Key: testKey,
+			Objects:     []runtime.Object{newFoo(new(int32(2)), 0), deployment(new(int32(2)), 1, owned)},
+			Reactors:    failing("update", "foos/status"),
+			WantActions: []actions.Action{status}, WantErr: fixture.ErrorIs(errBoom),
+		}},
+	}.Run(t)
 }
 
-func TestSyncDeploymentNotControlled(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	d := newDeploymentFor(foo, new(int32(1)), 0)
-	d.OwnerReferences = nil
-	f := newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d})
+// TestSyncLeavesListersAlone: the listers' objects are the informers'
+// cache, so Sync must write copies.
+func TestSyncLeavesListersAlone(t *testing.T) {
+	foo, d := newFoo(new(int32(3)), 0), deployment(new(int32(1)), 2, fooRef(testFooUID))
+	f := newFixture(t, foo, d)
+	res := fixture.Sync(f, newController(f).Sync, testKey)
+	res.AssertErr(nil)
+	res.AssertActions([]actions.Action{ // both writes happened
+		actions.Update(deployment(new(int32(3)), 2, fooRef(testFooUID))),
+		actions.UpdateStatus(newFoo(new(int32(3)), 2)),
+	})
 
-	err := f.c.Sync(t.Context(), testKey)
-	wantMsg := fmt.Sprintf(MessageResourceExists, testDeployName)
-	if err == nil || err.Error() != wantMsg {
-		t.Fatalf("Sync error = %v, want %q", err, wantMsg)
+	gotD, err := f.KubeInformers().Apps().V1().Deployments().Lister().Deployments(ns).Get(testDeployName)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.checkActions(t, nil, nil)
-	f.checkEvents(t, `Warning ErrResourceExists Resource "test-dep" already exists and is not managed by Foo`)
-}
-
-func TestSyncDeploymentControlledByAnotherFoo(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	d := newDeploymentFor(foo, new(int32(1)), 0)
-	d.OwnerReferences = []metav1.OwnerReference{fooControllerRef(testFooName, "another-uid")}
-	f := newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d})
-
-	if err := f.c.Sync(t.Context(), testKey); err == nil {
-		t.Fatal("Sync succeeded, want an error")
-	}
-	f.checkActions(t, nil, nil)
-	f.checkEvents(t, corev1.EventTypeWarning+" "+ErrResourceExists+" "+fmt.Sprintf(MessageResourceExists, testDeployName))
-}
-
-func testSyncScales(t *testing.T, deploymentReplicas *int32) {
-	foo := newFoo(new(int32(3)), 0)
-	d := newDeploymentFor(foo, deploymentReplicas, 0)
-	listed := d.DeepCopy()
-	f := newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d})
-
-	if err := f.c.Sync(t.Context(), testKey); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	kube, _ := f.checkActions(t, []action{{Verb: "update", Resource: "deployments", Namespace: testNamespace}}, nil)
-	if len(kube) == 1 {
-		update := kube[0].(k8stesting.UpdateActionImpl)
-		want := listed.DeepCopy()
-		want.Spec.Replicas = new(int32(3))
-		if diff := cmp.Diff(want, update.GetObject()); diff != "" {
-			t.Errorf("updated Deployment (-want +got):\n%s", diff)
-		}
-		if got := update.GetUpdateOptions().FieldManager; got != FieldManager {
-			t.Errorf("update field manager = %q, want %q", got, FieldManager)
-		}
-	}
-	if diff := cmp.Diff(listed, d); diff != "" {
+	if diff := cmp.Diff(d, gotD); diff != "" {
 		t.Errorf("Sync mutated the lister's Deployment (-before +after):\n%s", diff)
 	}
-	f.checkEvents(t, syncedEvent)
-}
-
-func TestSyncScalesDeployment(t *testing.T) {
-	testSyncScales(t, new(int32(1)))
-}
-
-func TestSyncScalesDeploymentWithNilReplicas(t *testing.T) {
-	testSyncScales(t, nil)
-}
-
-func TestSyncNilFooReplicasLeavesDeploymentAlone(t *testing.T) {
-	foo := newFoo(nil, 0)
-	d := newDeploymentFor(foo, new(int32(2)), 0)
-	f := newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d})
-
-	if err := f.c.Sync(t.Context(), testKey); err != nil {
-		t.Fatalf("Sync: %v", err)
+	gotFoo, err := foos.Informers(f).Samplecontroller().V1alpha1().Foos().Lister().Foos(ns).Get(testFooName)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.checkActions(t, nil, nil)
-	f.checkEvents(t, syncedEvent)
-}
-
-func TestSyncUpdatesStatus(t *testing.T) {
-	foo := newFoo(new(int32(2)), 0)
-	listed := foo.DeepCopy()
-	d := newDeploymentFor(foo, new(int32(2)), 2)
-	f := newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d})
-
-	if err := f.c.Sync(t.Context(), testKey); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	_, fooActions := f.checkActions(t, nil, []action{{Verb: "update", Resource: "foos", Subresource: "status", Namespace: testNamespace}})
-	if len(fooActions) == 1 {
-		update := fooActions[0].(k8stesting.UpdateActionImpl)
-		want := listed.DeepCopy()
-		want.Status.AvailableReplicas = 2
-		if diff := cmp.Diff(want, update.GetObject()); diff != "" {
-			t.Errorf("status update (-want +got):\n%s", diff)
-		}
-		if got := update.GetUpdateOptions().FieldManager; got != FieldManager {
-			t.Errorf("status update field manager = %q, want %q", got, FieldManager)
-		}
-	}
-	if diff := cmp.Diff(listed, foo); diff != "" {
+	if diff := cmp.Diff(foo, gotFoo); diff != "" {
 		t.Errorf("Sync mutated the lister's Foo (-before +after):\n%s", diff)
 	}
-	f.checkEvents(t, syncedEvent)
 }
 
-func TestSyncInSyncWritesNothing(t *testing.T) {
-	foo := newFoo(new(int32(2)), 2)
-	d := newDeploymentFor(foo, new(int32(2)), 2)
-	f := newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d})
-
-	for range 2 {
-		if err := f.c.Sync(t.Context(), testKey); err != nil {
-			t.Fatalf("Sync: %v", err)
-		}
-	}
-	f.checkActions(t, nil, nil)
-	f.checkEvents(t, syncedEvent, syncedEvent)
-}
-
-func TestSyncReturnsWriteErrors(t *testing.T) {
-	errBoom := errors.New("boom")
-	tests := []struct {
-		name       string
-		foo        *v1alpha1.Foo
-		deployment func(*v1alpha1.Foo) *appsv1.Deployment
-		verb       string
-		resource   string
-		fooClient  bool
-	}{{
-		name:       "create",
-		foo:        newFoo(new(int32(1)), 0),
-		deployment: func(*v1alpha1.Foo) *appsv1.Deployment { return nil },
-		verb:       "create",
-		resource:   "deployments",
-	}, {
-		name:       "update",
-		foo:        newFoo(new(int32(3)), 0),
-		deployment: func(foo *v1alpha1.Foo) *appsv1.Deployment { return newDeploymentFor(foo, new(int32(1)), 0) },
-		verb:       "update",
-		resource:   "deployments",
-	}, {
-		name:       "status",
-		foo:        newFoo(new(int32(1)), 0),
-		deployment: func(foo *v1alpha1.Foo) *appsv1.Deployment { return newDeploymentFor(foo, new(int32(1)), 1) },
-		verb:       "update",
-		resource:   "foos",
-		fooClient:  true,
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var deployments []*appsv1.Deployment
-			if d := tt.deployment(tt.foo); d != nil {
-				deployments = append(deployments, d)
-			}
-			f := newFixture(t, []*v1alpha1.Foo{tt.foo}, deployments)
-			fail := func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, errBoom }
-			if tt.fooClient {
-				f.fooClient.PrependReactor(tt.verb, tt.resource, fail)
-			} else {
-				f.kubeClient.PrependReactor(tt.verb, tt.resource, fail)
-			}
-			if err := f.c.Sync(t.Context(), testKey); !errors.Is(err, errBoom) {
-				t.Errorf("Sync error = %v, want %v", err, errBoom)
-			}
-			f.checkEvents(t)
-		})
+// TestNewDeploymentCopiesReplicas: the Deployment must not share the
+// cached Foo's replicas. (Through a fake clientset this cannot be seen: the
+// fakes deep-copy what they are sent.)
+func TestNewDeploymentCopiesReplicas(t *testing.T) {
+	foo := newFoo(new(int32(3)), 0)
+	if newDeployment(foo).Spec.Replicas == foo.Spec.Replicas {
+		t.Error("newDeployment shares the Foo's replicas pointer")
 	}
 }
 
-// queued returns the keys on the queue, taking them off it.
-func queued(q workqueue.TypedRateLimitingInterface[cache.ObjectName]) []cache.ObjectName {
-	var out []cache.ObjectName
-	for q.Len() > 0 {
-		key, _ := q.Get()
-		q.Done(key)
-		out = append(out, key)
+var (
+	fooName = cache.ObjectName{Namespace: ns, Name: testFooName} // testKey as a queue item
+	added   = fixture.Added(testKey)
+)
+
+// TestHandlers calls the event handlers directly, with the Foo in its
+// lister, and checks what they enqueue.
+func TestHandlers(t *testing.T) {
+	controlled := deployment(nil, 0, fooRef(testFooUID))
+	bumped := controlled.DeepCopy()
+	bumped.ResourceVersion = "2"
+	// owner returns a Deployment whose owner reference to the Foo is changed.
+	owner := func(change func(*metav1.OwnerReference)) *appsv1.Deployment {
+		r := fooRef(testFooUID)
+		change(&r)
+		return deployment(nil, 0, r)
 	}
-	return out
-}
-
-func TestHandleObject(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	controlled := newDeploymentFor(foo, new(int32(1)), 0)
-
-	otherGroup := controlled.DeepCopy()
-	otherGroup.OwnerReferences[0].APIVersion = "example.com/v1alpha1"
-	otherKind := controlled.DeepCopy()
-	otherKind.OwnerReferences[0].Kind = "Bar"
-	notController := controlled.DeepCopy()
-	notController.OwnerReferences[0].Controller = nil
-	noOwner := controlled.DeepCopy()
-	noOwner.OwnerReferences = nil
-	missingFoo := controlled.DeepCopy()
-	missingFoo.OwnerReferences[0].Name = "missing"
-
-	tests := []struct {
+	handle := func(obj any) func(*Controller) { return func(c *Controller) { c.handleObject(obj) } }
+	update := func(oldObj, newObj any) func(*Controller) {
+		return func(c *Controller) { c.updateDeployment(oldObj, newObj) }
+	}
+	enqueue := func(obj any) func(*Controller) { return func(c *Controller) { c.enqueueFoo(obj) } }
+	for _, tt := range []struct {
 		name string
-		obj  any
-		want []cache.ObjectName
+		call func(*Controller)
+		want []fixture.Enqueued
 	}{
-		{"controlled by existing Foo", controlled, []cache.ObjectName{testKey}},
-		{"controlled by missing Foo", missingFoo, nil},
-		{"no owner", noOwner, nil},
-		{"owner is not controller", notController, nil},
-		{"controller of another kind", otherKind, nil},
-		{"controller Foo of another group", otherGroup, nil},
-		{"tombstone", cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: controlled}, []cache.ObjectName{testKey}},
-		{"tombstone of a non-object", cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: "junk"}, nil},
-		{"non-object", "junk", nil},
-	}
-	for _, tt := range tests {
+		{"controlled by existing Foo", handle(controlled), []fixture.Enqueued{added}},
+		{"controlled by missing Foo", handle(owner(func(r *metav1.OwnerReference) { r.Name = "missing" })), nil},
+		{"no owner", handle(deployment(nil, 0)), nil},
+		{"owner is not controller", handle(owner(func(r *metav1.OwnerReference) { r.Controller = nil })), nil},
+		{"controller of another kind", handle(owner(func(r *metav1.OwnerReference) { r.Kind = "Bar" })), nil},
+		{"controller Foo of another group", handle(owner(func(r *metav1.OwnerReference) { r.APIVersion = "example.com/v1alpha1" })), nil},
+		{"tombstone", handle(cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: controlled}), []fixture.Enqueued{added}},
+		{"tombstone of a non-object", handle(cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: "junk"}), nil},
+		{"non-object", handle("junk"), nil},
+		{"update: resync with same resourceVersion", update(controlled, controlled.DeepCopy()), nil},
+		{"update: new resourceVersion", update(controlled, bumped), []fixture.Enqueued{added}},
+		{"enqueueFoo", enqueue(newFoo(nil, 0)), []fixture.Enqueued{added}},
+		{"enqueueFoo: non-object", enqueue("junk"), nil},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, []*v1alpha1.Foo{foo}, nil)
-			f.c.handleObject(tt.obj)
-			if diff := cmp.Diff(tt.want, queued(f.queue)); diff != "" {
-				t.Errorf("queued keys (-want +got):\n%s", diff)
+			f := newFixture(t, newFoo(new(int32(1)), 0))
+			c := newController(f)
+			f.Start() // seeds the Foo lister
+			tt.call(c)
+			if diff := cmp.Diff(tt.want, f.Enqueued()); diff != "" {
+				t.Errorf("enqueued (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestUpdateDeployment(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	oldD := newDeploymentFor(foo, new(int32(1)), 0)
+// TestEventHandlers drives the handlers New registers through real
+// informers: each change enqueues the Foo once more. (In informer mode every
+// update bumps resourceVersion; TestHandlers covers resyncs.)
+func TestEventHandlers(t *testing.T) {
+	f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fixture.WithObjects(newFoo(new(int32(1)), 0)))
+	newController(f)
+	f.Start()
+	f.AwaitEnqueued(added) // the seeded Foo
 
-	t.Run("resync with same resourceVersion", func(t *testing.T) {
-		f := newFixture(t, []*v1alpha1.Foo{foo}, nil)
-		f.c.updateDeployment(oldD, oldD.DeepCopy())
-		if got := queued(f.queue); len(got) != 0 {
-			t.Errorf("queued keys = %v, want none", got)
+	ctx, deployments := f.Context(), f.Kube().AppsV1().Deployments(ns)
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
 		}
-	})
-	t.Run("real update", func(t *testing.T) {
-		f := newFixture(t, []*v1alpha1.Foo{foo}, nil)
-		newD := oldD.DeepCopy()
-		newD.ResourceVersion = "2"
-		f.c.updateDeployment(oldD, newD)
-		if diff := cmp.Diff([]cache.ObjectName{testKey}, queued(f.queue)); diff != "" {
-			t.Errorf("queued keys (-want +got):\n%s", diff)
-		}
-	})
-}
-
-func TestEnqueueFoo(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	f := newFixture(t, nil, nil)
-	f.c.enqueueFoo(foo)
-	f.c.enqueueFoo("not an object")
-	if diff := cmp.Diff([]cache.ObjectName{testKey}, queued(f.queue)); diff != "" {
-		t.Errorf("queued keys (-want +got):\n%s", diff)
 	}
+	_, err := foos.Client(f).SamplecontrollerV1alpha1().Foos(ns).Update(ctx, newFoo(new(int32(2)), 0), metav1.UpdateOptions{})
+	must("updating the Foo", err)
+	f.AwaitEnqueued(added)
+	d, err := deployments.Create(ctx, deployment(new(int32(1)), 0, fooRef(testFooUID)), metav1.CreateOptions{})
+	must("creating the Deployment", err)
+	f.AwaitEnqueued(added)
+	d.Spec.Replicas = new(int32(2))
+	_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
+	must("updating the Deployment", err)
+	f.AwaitEnqueued(added)
+	must("deleting the Deployment", deployments.Delete(ctx, testDeployName, metav1.DeleteOptions{}))
+	f.AwaitEnqueued(added)
 }
 
-// failingFixture returns a fixture whose Foo never syncs: the Deployment it
-// names belongs to someone else.
-func failingFixture(t *testing.T, opts ...Option) *fixture {
-	foo := newFoo(new(int32(1)), 0)
-	d := newDeploymentFor(foo, new(int32(1)), 0)
-	d.OwnerReferences = nil
-	return newFixture(t, []*v1alpha1.Foo{foo}, []*appsv1.Deployment{d}, opts...)
-}
-
-// processNext waits for a key to be on the queue, so that a key that is not
-// coming fails the test instead of blocking it, then processes it.
-func (f *fixture) processNext(t *testing.T) {
+// step runs one processNextWorkItem, as a worker does, once a key is ready.
+// It runs as a fixture sync, so that its result holds the events of the
+// Sync it ran and what it did to the queue.
+func step(f *fixture.Fixture, c *Controller) *fixture.Result {
+	t := f.T()
 	t.Helper()
+	q := fixture.Queue[cache.ObjectName](f)
 	deadline := time.Now().Add(5 * time.Second)
-	for f.queue.Len() == 0 {
+	for q.Len() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no key on the queue")
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if !f.c.processNextWorkItem(t.Context()) {
-		t.Fatal("processNextWorkItem returned false")
-	}
+	return fixture.Sync(f, func(ctx context.Context, _ cache.ObjectName) error {
+		if !c.processNextWorkItem(ctx) {
+			return errors.New("processNextWorkItem returned false")
+		}
+		return nil
+	}, testKey)
 }
 
-func TestProcessNextWorkItemRequeuesOnError(t *testing.T) {
-	f := failingFixture(t)
-	f.queue.Add(testKey)
-	for i := 1; i <= 2; i++ {
-		f.processNext(t)
-		if got := f.queue.NumRequeues(testKey); got != i {
-			t.Fatalf("after failure %d: NumRequeues = %d, want %d", i, got, i)
-		}
+func rateLimited(after time.Duration) fixture.Enqueued {
+	return fixture.Enqueued{Op: fixture.OpAddRateLimited, Key: testKey, After: after}
+}
+
+var forgotten = fixture.Enqueued{Op: fixture.OpForget, Key: testKey}
+
+func TestProcessNextWorkItemRetriesThenDrops(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		name string
+		opts []Option
+		want []fixture.Enqueued // per failed attempt
+	}{
+		{"default max retries", nil, []fixture.Enqueued{rateLimited(5 * ms), rateLimited(10 * ms), rateLimited(20 * ms), rateLimited(40 * ms), rateLimited(80 * ms), forgotten}},
+		{"WithMaxRetries(2)", []Option{WithMaxRetries(2)}, []fixture.Enqueued{rateLimited(5 * ms), rateLimited(10 * ms), forgotten}},
+		{"WithMaxRetries(0)", []Option{WithMaxRetries(0)}, []fixture.Enqueued{forgotten}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The Foo never syncs: its Deployment belongs to someone else.
+			f := newFixture(t, newFoo(new(int32(1)), 0), deployment(new(int32(1)), 0))
+			c := newController(f, tt.opts...)
+			fixture.Queue[cache.ObjectName](f).Add(fooName)
+			for i, want := range tt.want {
+				res := step(f, c)
+				if !res.AssertErr(nil) || !res.AssertEvents(exists) || !res.AssertEnqueued(want) {
+					t.Fatalf("attempt %d failed", i+1)
+				}
+			}
+			if got := fixture.Queue[cache.ObjectName](f).Len(); got != 0 {
+				t.Errorf("queue length = %d, want 0", got)
+			}
+		})
 	}
 }
 
 func TestProcessNextWorkItemForgetsOnSuccess(t *testing.T) {
-	f := newFixture(t, nil, nil) // the Foo is gone: Sync succeeds
-	f.queue.AddRateLimited(testKey)
-	if got := f.queue.NumRequeues(testKey); got != 1 {
-		t.Fatalf("NumRequeues before = %d, want 1", got)
-	}
-	f.processNext(t)
-	if got := f.queue.NumRequeues(testKey); got != 0 {
+	f := newFixture(t) // the Foo is gone: Sync succeeds
+	c := newController(f)
+	q := fixture.Queue[cache.ObjectName](f)
+	q.AddRateLimited(fooName)
+	res := step(f, c)
+	res.AssertErr(nil)
+	res.AssertEnqueued(forgotten)
+	if got := q.NumRequeues(fooName); got != 0 {
 		t.Errorf("NumRequeues after success = %d, want 0", got)
 	}
 	// Done must have been called: a new Add is visible at once.
-	f.queue.Add(testKey)
-	if got := f.queue.Len(); got != 1 {
+	q.Add(fooName)
+	if got := q.Len(); got != 1 {
 		t.Errorf("queue length after re-adding = %d, want 1", got)
 	}
 }
 
-func TestProcessNextWorkItemDropsAfterMaxRetries(t *testing.T) {
-	const maxRetries = 2
-	f := failingFixture(t, WithMaxRetries(maxRetries))
-	f.queue.Add(testKey)
-	// One first attempt plus maxRetries retries.
-	for range maxRetries + 1 {
-		f.processNext(t)
-	}
-	if got := f.queue.NumRequeues(testKey); got != 0 {
-		t.Errorf("NumRequeues = %d, want 0", got)
-	}
-	if got := f.queue.Len(); got != 0 {
-		t.Errorf("queue length = %d, want 0", got)
-	}
-	// Nothing may be waiting to come back either.
-	time.Sleep(100 * time.Millisecond)
-	if got := f.queue.Len(); got != 0 {
-		t.Errorf("queue length after waiting = %d, want 0", got)
-	}
-	if got := len(f.events()); got != maxRetries+1 {
-		t.Errorf("got %d Warning events, want %d", got, maxRetries+1)
-	}
-}
-
 func TestProcessNextWorkItemStopsOnShutdown(t *testing.T) {
-	f := newFixture(t, nil, nil)
-	f.queue.ShutDown()
-	if f.c.processNextWorkItem(t.Context()) {
+	f := newFixture(t)
+	c := newController(f)
+	fixture.Queue[cache.ObjectName](f).ShutDown()
+	if c.processNextWorkItem(f.Context()) {
 		t.Error("processNextWorkItem returned true on a shut down queue")
 	}
 }
 
 func TestRunRejectsNoWorkers(t *testing.T) {
-	f := newFixture(t, nil, nil)
-	if err := f.c.Run(t.Context(), 0); err == nil {
-		t.Error("Run(0 workers) succeeded, want an error")
+	f := newFixture(t)
+	c := newController(f)
+	// Cancelled, so that a Run that goes on to wait for the caches returns.
+	ctx, cancel := context.WithCancel(f.Context())
+	cancel()
+	if err := c.Run(ctx, 0); err == nil || !strings.Contains(err.Error(), "worker") {
+		t.Errorf("Run(0 workers) = %v, want an error about workers", err)
 	}
 }
 
 func TestRunCachesNotSynced(t *testing.T) {
-	f := newFixture(t, nil, nil) // informers never started
-	ctx, cancel := context.WithCancel(t.Context())
+	f := newFixture(t) // informers never started
+	c := newController(f)
+	ctx, cancel := context.WithCancel(f.Context())
 	cancel()
-	if err := f.c.Run(ctx, 1); err == nil {
+	if err := c.Run(ctx, 1); err == nil {
 		t.Error("Run succeeded without synced caches, want an error")
 	}
-	if !f.queue.ShuttingDown() {
+	if !fixture.Queue[cache.ObjectName](f).ShuttingDown() {
 		t.Error("queue not shut down after Run returned")
 	}
 }
 
-func TestRunStopsOnCancel(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	kubeClient := k8sfake.NewSimpleClientset()
-	fooClient := foofake.NewSimpleClientset(foo)
-	kubeFactory := kubeinformers.NewSharedInformerFactory(kubeClient, 0)
-	fooFactory := fooinformers.NewSharedInformerFactory(fooClient, 0)
-	recorder := record.NewFakeRecorder(100)
+// startRun starts informers and Run(ctx, workers) on the controller's own
+// queue (so that goleak sees a queue Run fails to shut down).
+func startRun(t *testing.T, f *fixture.Fixture, workers int, opts ...Option) (cancel func(), done <-chan error) {
+	c := newController(f, append([]Option{WithQueue(nil)}, opts...)...)
+	f.Start()
+	ctx, cancel := context.WithCancel(f.Context())
+	t.Cleanup(cancel)
+	ch := make(chan error, 1)
+	go func() { ch <- c.Run(ctx, workers) }()
+	return cancel, ch
+}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	c, err := New(ctx, kubeClient, fooClient,
-		kubeFactory.Apps().V1().Deployments(),
-		fooFactory.Samplecontroller().V1alpha1().Foos(),
-		recorder)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	kubeFactory.Start(ctx.Done())
-	fooFactory.Start(ctx.Done())
-	defer func() {
-		// The informers stop only once ctx is done; Shutdown waits for them.
-		cancel()
-		kubeFactory.Shutdown()
-		fooFactory.Shutdown()
-	}()
-
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 2) }()
-
-	// The Foo is synced once the workers run.
-	select {
-	case e := <-recorder.Events:
-		if e != syncedEvent {
-			t.Errorf("event = %q, want %q", e, syncedEvent)
-		}
-	case err := <-done:
-		t.Fatalf("Run returned early: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Foo was not synced")
-	}
-	if _, err := kubeClient.AppsV1().Deployments(testNamespace).Get(t.Context(), testDeployName, metav1.GetOptions{}); err != nil {
-		t.Errorf("Deployment not created: %v", err)
-	}
-
-	cancel()
+// waitRun waits for Run to return, and fails if it did not succeed.
+func waitRun(t *testing.T, done <-chan error) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Errorf("Run: %v", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after cancel")
+		t.Fatal("Run did not return")
 	}
 }
 
-func TestRunWaitsForWorkers(t *testing.T) {
-	foo := newFoo(new(int32(1)), 0)
-	kubeClient := k8sfake.NewSimpleClientset()
-	fooClient := foofake.NewSimpleClientset(foo)
-	kubeFactory := kubeinformers.NewSharedInformerFactory(kubeClient, 0)
-	fooFactory := fooinformers.NewSharedInformerFactory(fooClient, 0)
+func TestRunStopsOnCancel(t *testing.T) {
+	f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fixture.WithObjects(newFoo(new(int32(1)), 0)))
+	cancel, done := startRun(t, f, 2)
 
+	// The Foo is synced once the workers run: its Deployment appears.
+	lister := f.KubeInformers().Apps().V1().Deployments().Lister().Deployments(ns)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := lister.Get(testDeployName); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned early: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Foo was not synced")
+		}
+	}
+	cancel()
+	waitRun(t, done)
+}
+
+func TestRunWaitsForWorkers(t *testing.T) {
+	f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fixture.WithObjects(newFoo(new(int32(1)), 0)))
 	// The Deployment create blocks, holding a worker inside Sync.
-	inSync := make(chan struct{})
-	release := make(chan struct{})
-	kubeClient.PrependReactor("create", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+	inSync, release := make(chan struct{}), make(chan struct{})
+	f.PrependReactor("create", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
 		close(inSync)
 		<-release
 		return true, nil, errors.New("released")
 	})
-
-	ctx, cancel := context.WithCancel(t.Context())
-	c, err := New(ctx, kubeClient, fooClient,
-		kubeFactory.Apps().V1().Deployments(),
-		fooFactory.Samplecontroller().V1alpha1().Foos(),
-		record.NewFakeRecorder(100), WithMaxRetries(0))
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	kubeFactory.Start(ctx.Done())
-	fooFactory.Start(ctx.Done())
 	released := false
 	defer func() {
 		if !released {
 			close(release)
 		}
-		cancel()
-		kubeFactory.Shutdown()
-		fooFactory.Shutdown()
 	}()
-
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 1) }()
+	cancel, done := startRun(t, f, 1, WithMaxRetries(0))
 	select {
 	case <-inSync:
 	case <-time.After(10 * time.Second):
@@ -716,15 +493,7 @@ func TestRunWaitsForWorkers(t *testing.T) {
 		t.Fatalf("Run returned (%v) while a worker was still syncing", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-
 	close(release)
 	released = true
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after the worker finished")
-	}
+	waitRun(t, done)
 }
