@@ -1,0 +1,205 @@
+package parity
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Server is an etcd and a kube-apiserver on 127.0.0.1.
+type Server struct {
+	// Config reaches the server as a member of system:masters.
+	Config *rest.Config
+
+	dir   string
+	procs []*exec.Cmd
+}
+
+// Start runs etcd and kube-apiserver from binDir (which holds both, see
+// hack/parity-binaries.sh) on free loopback ports, and waits until the
+// server is ready or ctx is done. Call Stop when done; the processes are
+// also killed if the calling process dies.
+func Start(ctx context.Context, binDir string) (s *Server, err error) {
+	dir, err := os.MkdirTemp("", "ctrltest-parity-")
+	if err != nil {
+		return nil, err
+	}
+	s = &Server{dir: dir}
+	defer func() {
+		if err != nil {
+			_ = s.Stop()
+		}
+	}()
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	if err := s.run(filepath.Join(binDir, "etcd"), "etcd.log",
+		"--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", "http://127.0.0.1:"+strconv.Itoa(ports[1]),
+	); err != nil {
+		return nil, err
+	}
+	key, pub, err := serviceAccountKeys(dir)
+	if err != nil {
+		return nil, err
+	}
+	token := randomToken()
+	tokens := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(token+",admin,admin,system:masters\n"), 0o600); err != nil {
+		return nil, err
+	}
+	if err := s.run(filepath.Join(binDir, "kube-apiserver"), "kube-apiserver.log",
+		"--etcd-servers", etcdURL,
+		"--bind-address", "127.0.0.1",
+		"--secure-port", strconv.Itoa(ports[2]),
+		"--cert-dir", filepath.Join(dir, "certs"),
+		"--service-account-key-file", pub,
+		"--service-account-signing-key-file", key,
+		"--service-account-issuer", "https://ctrltest.invalid",
+		"--authorization-mode", "AlwaysAllow",
+		"--token-auth-file", tokens,
+		// 1.37 exits with --advertise-address=127.0.0.1; no endpoint
+		// reconciler needs one.
+		"--endpoint-reconciler-type", "none",
+		"--service-cluster-ip-range", "10.0.0.0/24",
+	); err != nil {
+		return nil, err
+	}
+	s.Config = &rest.Config{
+		Host:            "https://127.0.0.1:" + strconv.Itoa(ports[2]),
+		BearerToken:     token,
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+		QPS:             -1,
+	}
+	return s, s.waitReady(ctx)
+}
+
+// run starts one process, its output in the server's directory. Pdeathsig
+// kills it when the test binary dies, however that happens.
+func (s *Server) run(path, logName string, args ...string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("parity: %v; build the binaries with hack/parity-binaries.sh", err)
+	}
+	out, err := os.Create(filepath.Join(s.dir, logName))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return err
+	}
+	s.procs = append(s.procs, cmd)
+	return nil
+}
+
+func (s *Server) waitReady(ctx context.Context) error {
+	client, err := kubernetes.NewForConfig(s.Config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var last error
+	for {
+		_, last = client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if last == nil {
+			return nil
+		}
+		for _, p := range s.procs {
+			if p.ProcessState != nil {
+				return fmt.Errorf("parity: %s exited; see %s", p.Path, s.dir)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("parity: kube-apiserver not ready (logs in %s): %v", s.dir, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Stop ends the server and etcd and removes their files.
+func (s *Server) Stop() error {
+	var errs []error
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		p := s.procs[i]
+		_ = syscall.Kill(-p.Process.Pid, syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- p.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	}
+	s.procs = nil
+	if s.dir != "" {
+		errs = append(errs, os.RemoveAll(s.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// freePorts asks the kernel for n free loopback ports.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// serviceAccountKeys writes the key pair the server signs tokens with.
+func serviceAccountKeys(dir string) (keyPath, pubPath string, err error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", "", err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return "", "", err
+	}
+	keyPath, pubPath = filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return "", "", err
+	}
+	return keyPath, pubPath, os.WriteFile(pubPath, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600)
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
