@@ -52,10 +52,11 @@ verify-golden:
 	if [ -n "$$new" ]; then echo "verify-golden: golden files not committed:"; echo "$$new"; exit 1; fi
 
 ## bench: run the benchmarks COUNT times, BENCHTIME each, and summarize them
-## with benchstat. BENCHTIME=1x runs one op per benchmark and count, which
+## with benchstat, the implementations side by side (-col /impl: ctrltest
+## against the hand-written fixture). BENCHTIME=1x runs one op per benchmark and count, which
 ## bounds internal/bench's slowest cases (tens of seconds an op); there is no
 ## test timeout. See docs/performance.md.
 bench:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
-	$(GO) tool benchstat .bench/new.txt
+	$(GO) tool benchstat -col /impl .bench/new.txt
