@@ -14,11 +14,15 @@ all: lint test
 ## test: vet, race-enabled tests of every package, and the generated-code check.
 test: vet unit verify-codegen
 
+# parity/ is a module of its own (its tests skip until
+# hack/parity-binaries.sh has built a kube-apiserver).
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	cd parity && $(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet $(PKGS)
+	cd parity && $(GO) vet ./...
 
 ## lint: gofmt must print nothing; go vet; staticcheck.
 lint: vet
