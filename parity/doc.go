@@ -4,8 +4,11 @@
 // It lives in its own module so that its dependencies (a server build, its
 // process management) never burden users of the core packages.
 //
-// This is the first step: Start runs etcd and kube-apiserver (built by
-// hack/parity-binaries.sh) on 127.0.0.1 and Stop ends them; the processes
-// also die with the test binary, even when it is interrupted. Running rows,
-// recording the controller's requests and the parity report are to come.
+// Two building blocks exist so far. Start runs etcd and kube-apiserver
+// (built by hack/parity-binaries.sh) on 127.0.0.1 and Stop ends them; the
+// processes also die with the test binary, even when it is interrupted.
+// Recorder records the requests made through a rest.Config as the same
+// actions.Action values client-go's fakes record, parsed by the API server's
+// own request-info parser. Running rows on the server and the parity report
+// are to come.
 package parity
