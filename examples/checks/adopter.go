@@ -5,12 +5,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	"k8s.io/client-go/tools/cache"
 )
 
 const (
@@ -49,17 +47,11 @@ func NewAdopter(client kubernetes.Interface, deployments appsinformers.Deploymen
 
 // Sync adopts the Deployment named by key ("namespace/name").
 func (c *Adopter) Sync(ctx context.Context, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
+	cached, err := cachedDeployment(c.lister, key)
+	if cached == nil || err != nil {
 		return err
 	}
-	cached, err := c.lister.Deployments(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	namespace := cached.Namespace
 	deployments := c.client.AppsV1().Deployments(namespace)
 
 	d := cached.DeepCopy()

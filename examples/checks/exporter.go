@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
 )
 
 const (
@@ -65,20 +64,14 @@ func Export(d *appsv1.Deployment) *corev1.ConfigMap {
 // Sync brings the export of the Deployment named by key ("namespace/name")
 // in line with it, one step at a time.
 func (c *Exporter) Sync(ctx context.Context, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
+	d, err := cachedDeployment(c.deployments, key)
+	if d == nil || err != nil {
 		return err
 	}
-	d, err := c.deployments.Deployments(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	namespace := d.Namespace
 	deployments := c.client.AppsV1().Deployments(namespace)
 	exports := c.client.CoreV1().ConfigMaps(ExportNamespace)
-	exportName := ExportName(namespace, name)
+	exportName := ExportName(namespace, d.Name)
 
 	if d.DeletionTimestamp != nil {
 		if !slices.Contains(d.Finalizers, ExportFinalizer) {

@@ -9,7 +9,6 @@ import (
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
@@ -41,17 +40,11 @@ func NewLabeler(client kubernetes.Interface, deployments appsinformers.Deploymen
 
 // Sync labels the Deployment named by key ("namespace/name").
 func (c *Labeler) Sync(ctx context.Context, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
+	cached, err := cachedDeployment(c.lister, key)
+	if cached == nil || err != nil {
 		return err
 	}
-	cached, err := c.lister.Deployments(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	namespace := cached.Namespace
 	if cached.Labels[ManagedLabel] == "true" {
 		return nil
 	}

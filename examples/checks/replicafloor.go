@@ -3,12 +3,10 @@ package checks
 import (
 	"context"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
 
@@ -41,17 +39,11 @@ func NewReplicaFloor(client kubernetes.Interface, deployments appsinformers.Depl
 // Sync scales the Deployment named by key ("namespace/name") up to
 // MinReplicas if it asks for fewer.
 func (c *ReplicaFloor) Sync(ctx context.Context, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
+	d, err := cachedDeployment(c.lister, key)
+	if d == nil || err != nil {
 		return err
 	}
-	d, err := c.lister.Deployments(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	namespace := d.Namespace
 	if d.Spec.Replicas != nil && *d.Spec.Replicas >= MinReplicas {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
@@ -91,17 +90,11 @@ func (c *ReplicaSetOwner) enqueueOwner(obj any) {
 // Sync sets the status.readyReplicas of the Deployment named by key
 // ("namespace/name") to the sum of those of the ReplicaSets it controls.
 func (c *ReplicaSetOwner) Sync(ctx context.Context, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
+	d, err := cachedDeployment(c.deployments, key)
+	if d == nil || err != nil {
 		return err
 	}
-	d, err := c.deployments.Deployments(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	namespace := d.Namespace
 	replicaSets, err := c.replicaSets.ReplicaSets(namespace).List(labels.Everything())
 	if err != nil {
 		return err

@@ -5,12 +5,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 )
 
@@ -47,17 +45,11 @@ func NewStatusWriter(client kubernetes.Interface, deployments appsinformers.Depl
 // Sync reports the generation of the Deployment named by key
 // ("namespace/name").
 func (c *StatusWriter) Sync(ctx context.Context, key string) error {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
+	cached, err := cachedDeployment(c.lister, key)
+	if cached == nil || err != nil {
 		return err
 	}
-	cached, err := c.lister.Deployments(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	namespace := cached.Namespace
 
 	if c.variant == Correct && cached.Status.ObservedGeneration == cached.Generation {
 		return nil // already reported: nothing to write
