@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -294,7 +295,7 @@ func Apply(config ApplyConfiguration) Action {
 
 func fromObject(verb string, obj runtime.Object, withObject bool) Action {
 	a := Action{Verb: verb}
-	if obj == nil {
+	if v := reflect.ValueOf(obj); obj == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 		a.err = fmt.Errorf("actions.%s: nil object", constructorName(verb))
 		return a
 	}

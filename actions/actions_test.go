@@ -155,6 +155,11 @@ func TestDiffReportsMismatches(t *testing.T) {
 			contains: []string{"want[0]: actions.Create: nil object"},
 		},
 		{
+			name:     "nil pointer",
+			want:     []Action{Delete((*appsv1.Deployment)(nil))},
+			contains: []string{"want[0]: actions.Delete: nil object"},
+		},
+		{
 			name:     "predicate fails",
 			want:     []Action{Create(deployment("a", 1)).Where(func(Action) error { return errors.New("not good") }), Create(deployment("b", 2)), Delete(deployment("c", 0))},
 			contains: []string{"not good"},
