@@ -2,11 +2,14 @@ package parity
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,7 +26,6 @@ import (
 // are parsed by the API server's own request-info parser.
 type Recorder struct {
 	decoder runtime.Decoder
-	infos   *request.RequestInfoFactory
 
 	mu      sync.Mutex
 	actions []actions.Action
@@ -33,30 +35,17 @@ type Recorder struct {
 // (for example serializer.NewCodecFactory(scheme).UniversalDeserializer()
 // for a scheme that knows every type the controller writes).
 func NewRecorder(decoder runtime.Decoder) *Recorder {
-	return &Recorder{
-		decoder: decoder,
-		infos: &request.RequestInfoFactory{
-			APIPrefixes:          sets.NewString("api", "apis"),
-			GrouplessAPIPrefixes: sets.NewString("api"),
-		},
-	}
+	return &Recorder{decoder: decoder}
 }
 
 // Wrap returns a copy of config whose requests r records.
 func (r *Recorder) Wrap(config *rest.Config) *rest.Config {
-	c := rest.CopyConfig(config)
-	c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(req *http.Request) (*http.Response, error) {
-			r.record(req)
-			return rt.RoundTrip(req)
-		})
-	})
-	return c
+	return Record(config, r.decoder, func(a actions.Action) {
+		r.mu.Lock()
+		r.actions = append(r.actions, a)
+		r.mu.Unlock()
+	}, nil)
 }
-
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // Actions returns the recorded requests, in order.
 func (r *Recorder) Actions() []actions.Action {
@@ -72,6 +61,71 @@ func (r *Recorder) Reset() {
 	r.mu.Unlock()
 }
 
+// Response is the server's answer to a recorded request.
+type Response struct {
+	// Code is the HTTP status code; 0 when the request failed before an
+	// answer.
+	Code int
+	// Message is the message of an error status (metav1.Status).
+	Message string
+}
+
+// Record returns a copy of config whose resource requests (watches
+// excepted) are passed to record, as actions, before they are sent; a nil
+// decoder decodes bodies as unstructured objects. When answered is not
+// nil, it is passed each recorded request with the server's answer.
+// Requests are sent as JSON.
+func Record(config *rest.Config, decoder runtime.Decoder, record func(actions.Action), answered func(actions.Action, Response)) *rest.Config {
+	if decoder == nil {
+		decoder = unstructured.UnstructuredJSONScheme
+	}
+	infos := &request.RequestInfoFactory{
+		APIPrefixes:          sets.NewString("api", "apis"),
+		GrouplessAPIPrefixes: sets.NewString("api"),
+	}
+	c := rest.CopyConfig(config)
+	c.ContentType = "application/json"
+	c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			a, ok := parse(infos, decoder, req)
+			if !ok {
+				return rt.RoundTrip(req)
+			}
+			record(a)
+			resp, err := rt.RoundTrip(req)
+			if answered != nil {
+				answered(a, response(resp, err))
+			}
+			return resp, err
+		})
+	})
+	return c
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// response reads the status of an answer (and, for an error, its message,
+// putting the body back).
+func response(resp *http.Response, err error) Response {
+	if err != nil || resp == nil {
+		return Response{}
+	}
+	r := Response{Code: resp.StatusCode}
+	if resp.StatusCode < 300 || resp.Body == nil {
+		return r
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	var status metav1.Status
+	if json.Unmarshal(data, &status) == nil {
+		r.Message = status.Message
+	}
+	return r
+}
+
 // verbs maps the request-info parser's verbs to client-go's.
 var verbs = map[string]string{
 	"create":           actions.VerbCreate,
@@ -84,16 +138,18 @@ var verbs = map[string]string{
 	"watch":            actions.VerbWatch,
 }
 
-func (r *Recorder) record(req *http.Request) {
-	info, err := r.infos.NewRequestInfo(req)
+// parse turns a resource request into an action; ok is false for other
+// requests and for watches.
+func parse(infos *request.RequestInfoFactory, decoder runtime.Decoder, req *http.Request) (a actions.Action, ok bool) {
+	info, err := infos.NewRequestInfo(req)
 	if err != nil || !info.IsResourceRequest {
-		return
+		return a, false
 	}
 	verb, ok := verbs[info.Verb]
 	if !ok || verb == actions.VerbWatch {
-		return
+		return a, false
 	}
-	a := actions.Action{
+	a = actions.Action{
 		Verb:         verb,
 		Resource:     schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource},
 		Subresource:  info.Subresource,
@@ -105,7 +161,7 @@ func (r *Recorder) record(req *http.Request) {
 	switch verb {
 	case actions.VerbCreate, actions.VerbUpdate:
 		if len(body) > 0 {
-			if obj, _, err := r.decoder.Decode(body, nil, nil); err == nil {
+			if obj, _, err := decoder.Decode(body, nil, nil); err == nil {
 				a.Object = obj
 				if a.Name == "" {
 					if named, ok := obj.(interface{ GetName() string }); ok {
@@ -118,9 +174,7 @@ func (r *Recorder) record(req *http.Request) {
 		contentType, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		a.PatchType, a.Patch = types.PatchType(contentType), body
 	}
-	r.mu.Lock()
-	r.actions = append(r.actions, a)
-	r.mu.Unlock()
+	return a, true
 }
 
 // readBody reads a request's body and puts it back for the transport.

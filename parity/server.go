@@ -19,11 +19,16 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/ctrltest/ctrltest/actions"
 )
 
-// Server is an etcd and a kube-apiserver on 127.0.0.1.
+// Server is the API server parity runs use: an etcd and a kube-apiserver
+// on 127.0.0.1 (Start), or a cluster of the user's (Connect). It
+// implements fixture.Server.
 type Server struct {
-	// Config reaches the server as a member of system:masters.
+	// Config reaches the server with rights to create namespaces, custom
+	// resource definitions and the objects of the rows.
 	Config *rest.Config
 
 	dir   string
@@ -90,6 +95,25 @@ func Start(ctx context.Context, binDir string) (s *Server, err error) {
 		QPS:             -1,
 	}
 	return s, s.waitReady(ctx)
+}
+
+// Connect returns a Server for a running API server, typically the
+// cluster of a kubeconfig file:
+//
+//	config, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+//	srv := parity.Connect(config)
+//
+// Each row runs in namespaces of its own, which it deletes when it ends.
+// Stop does nothing to such a server.
+func Connect(config *rest.Config) *Server { return &Server{Config: rest.CopyConfig(config)} }
+
+// ClientConfig returns the config of clients of the server, whose requests
+// are passed to record (see fixture.Server).
+func (s *Server) ClientConfig(record func(actions.Action)) *rest.Config {
+	if record == nil {
+		return rest.CopyConfig(s.Config)
+	}
+	return Record(s.Config, nil, record, nil)
 }
 
 // run starts one process, its output in the server's directory. Pdeathsig

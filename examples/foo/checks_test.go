@@ -35,29 +35,29 @@ var fullFidelity = fixture.WithFidelity(fixture.FullFidelity)
 //
 // all against a world with full fidelity.
 func TestFooControllerChecks(t *testing.T) {
-	foo, synced := newFoo(1), fixture.NewEvent(newFoo(1), "Normal", controller.SuccessSynced, controller.MessageResourceSynced)
+	foo, synced := NewFoo(1), fixture.NewEvent(NewFoo(1), "Normal", controller.SuccessSynced, controller.MessageResourceSynced)
 	withStatus := foo.DeepCopy()
 	withStatus.Status.AvailableReplicas = 1
-	available := newDeployment(foo, 1)
+	available := NewDeployment(foo, 1)
 	available.Status.AvailableReplicas = 1
 
-	foo2 := newFoo(2)
+	foo2 := NewFoo(2)
 	foo2WithStatus := foo2.DeepCopy()
 	foo2WithStatus.Status.AvailableReplicas = 1
-	scaledAvailable := newDeployment(foo2, 2)
+	scaledAvailable := NewDeployment(foo2, 2)
 	scaledAvailable.Status.AvailableReplicas = 1
 
 	fixture.Table[cache.ObjectName]{
-		Wire:    wire,
-		Options: []fixture.Option{fixture.WithClientset(foos), fullFidelity},
+		Wire: Wire,
+		Options: []fixture.Option{fixture.WithClientset(Foos), fullFidelity},
 		Sweep:   true,
 		Rows: []fixture.Row{{
 			Name:        "creates a Deployment",
 			Objects:     []runtime.Object{foo},
 			Key:         "default/test",
-			WantActions: []actions.Action{actions.Create(newDeployment(foo, 1))},
+			WantActions: []actions.Action{actions.Create(NewDeployment(foo, 1))},
 			WantEvents:  []fixture.Event{synced},
-			WantObjects: []runtime.Object{foo, newDeployment(foo, 1)},
+			WantObjects: []runtime.Object{foo, NewDeployment(foo, 1)},
 		}, {
 			Name:        "does nothing when in sync",
 			Objects:     []runtime.Object{withStatus, available},
@@ -73,11 +73,11 @@ func TestFooControllerChecks(t *testing.T) {
 			WantObjects: []runtime.Object{withStatus, available},
 		}, {
 			Name:        "updates the Deployment's replicas",
-			Objects:     []runtime.Object{foo2, newDeployment(foo, 1)},
+			Objects:     []runtime.Object{foo2, NewDeployment(foo, 1)},
 			Key:         "default/test",
-			WantActions: []actions.Action{actions.Update(newDeployment(foo2, 2))},
+			WantActions: []actions.Action{actions.Update(NewDeployment(foo2, 2))},
 			WantEvents:  []fixture.Event{synced},
-			WantObjects: []runtime.Object{foo2, newDeployment(foo2, 2)},
+			WantObjects: []runtime.Object{foo2, NewDeployment(foo2, 2)},
 		}, {
 			Name:    "scales and reports in one sync",
 			Objects: []runtime.Object{foo2, available},
@@ -116,14 +116,14 @@ func TestFooControllerChecks(t *testing.T) {
 // client-go's fakes never change it.
 func TestFooDeploymentHandler(t *testing.T) {
 	t.Run("a Deployment a Foo controls enqueues the Foo", func(t *testing.T) {
-		foo := newFoo(1)
-		f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fullFidelity, fixture.WithObjects(foo))
-		wire(f)
+		foo := NewFoo(1)
+		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fullFidelity, fixture.WithObjects(foo))
+		Wire(f)
 		f.Start()
 		f.AwaitEnqueued(fixture.Added("default/test")) // the Foo's own add
 
 		deployments, ctx := f.Kube().AppsV1().Deployments("default"), f.Context()
-		d, err := deployments.Create(ctx, newDeployment(foo, 1), metav1.CreateOptions{})
+		d, err := deployments.Create(ctx, NewDeployment(foo, 1), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,10 +142,10 @@ func TestFooDeploymentHandler(t *testing.T) {
 	})
 
 	t.Run("a Deployment no Foo controls enqueues nothing", func(t *testing.T) {
-		other := newFoo(1)
+		other := NewFoo(1)
 		other.Name, other.UID, other.Spec.DeploymentName = "other", "other-uid", "other"
-		f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fullFidelity, fixture.WithObjects(newFoo(1), other))
-		wire(f)
+		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fullFidelity, fixture.WithObjects(NewFoo(1), other))
+		Wire(f)
 		f.Start()
 		f.AwaitEnqueued(fixture.Added("default/other"), fixture.Added("default/test")) // the Foos' adds, in name order
 
@@ -153,12 +153,12 @@ func TestFooDeploymentHandler(t *testing.T) {
 		ownedByReplicaSet := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "owned",
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(
 				&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "test", UID: "rs-uid"}}, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}}}
-		ghost := newFoo(1)
+		ghost := NewFoo(1)
 		ghost.Name, ghost.UID, ghost.Spec.DeploymentName = "ghost", "ghost-uid", "ghost"
-		controlledByAMissingFoo := newDeployment(ghost, 1)
+		controlledByAMissingFoo := NewDeployment(ghost, 1)
 
 		deployments, ctx := f.Kube().AppsV1().Deployments("default"), f.Context()
-		for _, d := range []*appsv1.Deployment{notControlled, ownedByReplicaSet, controlledByAMissingFoo, newDeployment(other, 1)} {
+		for _, d := range []*appsv1.Deployment{notControlled, ownedByReplicaSet, controlledByAMissingFoo, NewDeployment(other, 1)} {
 			if _, err := deployments.Create(ctx, d, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}

@@ -32,13 +32,13 @@ func TestMain(m *testing.M) {
 //
 //	go test ./examples/foo -run TestFooControllerGolden -update
 func TestFooControllerGolden(t *testing.T) {
-	foo := newFoo(1)
-	available := newDeployment(foo, 1)
+	foo := NewFoo(1)
+	available := NewDeployment(foo, 1)
 	available.Status.AvailableReplicas = 1
-	fixture.Table[cache.ObjectName]{Wire: wire, Golden: true, Options: []fixture.Option{fixture.WithClientset(foos)}, Rows: []fixture.Row{
+	fixture.Table[cache.ObjectName]{Wire: Wire, Golden: true, Options: []fixture.Option{fixture.WithClientset(Foos)}, Rows: []fixture.Row{
 		{Name: "creates a Deployment", Key: "default/test", Objects: []runtime.Object{foo}},
 		{Name: "reports available replicas", Key: "default/test", Objects: []runtime.Object{foo, available}},
-		{Name: "updates the Deployment's replicas", Key: "default/test", Objects: []runtime.Object{newFoo(2), newDeployment(foo, 1)}},
+		{Name: "updates the Deployment's replicas", Key: "default/test", Objects: []runtime.Object{NewFoo(2), NewDeployment(foo, 1)}},
 		{Name: "refuses a Deployment it does not control", Key: "default/test",
 			Objects: []runtime.Object{foo, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "test", Namespace: "default"}}}},
 	}}.Run(t)
@@ -50,7 +50,7 @@ func TestFooControllerGolden(t *testing.T) {
 func TestFooCases(t *testing.T) {
 	fixture.Cases[cache.ObjectName]{
 		Dir:     "testdata/cases",
-		Wire:    wire,
-		Options: []fixture.Option{fixture.WithClientset(foos)},
+		Wire: Wire,
+		Options: []fixture.Option{fixture.WithClientset(Foos)},
 	}.Run(t)
 }
