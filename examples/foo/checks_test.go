@@ -48,7 +48,7 @@ func TestFooControllerChecks(t *testing.T) {
 	scaledAvailable.Status.AvailableReplicas = 1
 
 	fixture.Table[cache.ObjectName]{
-		Wire: Wire,
+		Wire:    Wire,
 		Options: []fixture.Option{fixture.WithClientset(Foos), fullFidelity},
 		Sweep:   true,
 		Rows: []fixture.Row{{

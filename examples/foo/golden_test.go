@@ -50,7 +50,7 @@ func TestFooControllerGolden(t *testing.T) {
 func TestFooCases(t *testing.T) {
 	fixture.Cases[cache.ObjectName]{
 		Dir:     "testdata/cases",
-		Wire: Wire,
+		Wire:    Wire,
 		Options: []fixture.Option{fixture.WithClientset(Foos)},
 	}.Run(t)
 }
