@@ -457,7 +457,7 @@ func divergeObjects(fakes, server Side) []Divergence {
 			d := Divergence{Kind: Objects, What: key, Detail: "exists on the fakes only"}
 			switch {
 			case fm.GetGenerateName() != "" && !strings.HasPrefix(fm.GetName(), fm.GetGenerateName()):
-				d.Kind, d.Detail = GenerateName, fmt.Sprintf("the fakes named an object created with generateName %q %q", fm.GetGenerateName(), fm.GetName())
+				d.Kind, d.Detail = GenerateName, fmt.Sprintf("the fakes named an object created with generateName %q: %q", fm.GetGenerateName(), fm.GetName())
 			case hasDeleteCollection(fakes.Writes, fm.GetNamespace()):
 				d.Kind, d.Detail = DeleteCollection, "the server's delete-collection deleted it; the fakes' left it"
 			}

@@ -1,0 +1,160 @@
+package examples
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
+	"github.com/ctrltest/ctrltest/examples/foo"
+	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/parity"
+)
+
+// Each case is a small controller doing one thing client-go's fakes get
+// wrong. On the fakes alone the parity report names the divergence; with
+// the fidelity that covers it turned on (fixture.WithFidelity), the fakes
+// behave as the server does and the report is empty.
+func TestFidelityRemovesDivergences(t *testing.T) {
+	srv := parity.Shared(t)
+	configMap := func(name string, mutate ...func(*corev1.ConfigMap)) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}}}
+		for _, m := range mutate {
+			m(cm)
+		}
+		return cm
+	}
+	cases := []struct {
+		name     string
+		wire     func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName]
+		objects  []runtime.Object
+		key      string
+		fidelity fixture.Fidelity
+		want     parity.Kind
+	}{{
+		name: "a create with generateName",
+		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+			return func(ctx context.Context, key cache.ObjectName) error {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: key.Name + "-"}}
+				_, err := f.Kube().CoreV1().ConfigMaps(key.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+				return err
+			}
+		},
+		key:      "default/web",
+		fidelity: fixture.GenerateName,
+		want:     parity.GenerateName,
+	}, {
+		name: "two updates from one read",
+		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+			return func(ctx context.Context, key cache.ObjectName) error {
+				client := f.Kube().CoreV1().ConfigMaps(key.Namespace)
+				cm, err := client.Get(ctx, key.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				for _, v := range []string{"1", "2"} {
+					stale := cm.DeepCopy() // the resourceVersion of the first read
+					stale.Data = map[string]string{"v": v}
+					if _, err := client.Update(ctx, stale, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		},
+		objects:  []runtime.Object{configMap("web")},
+		key:      "default/web",
+		fidelity: fixture.ResourceVersions,
+		want:     parity.ResourceVersion,
+	}, {
+		name: "a status written with a plain update",
+		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+			return func(ctx context.Context, key cache.ObjectName) error {
+				client := foo.Foos.Client(f).SamplecontrollerV1alpha1().Foos(key.Namespace)
+				fo, err := client.Get(ctx, key.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				fo.Status.AvailableReplicas = 1
+				_, err = client.Update(ctx, fo, metav1.UpdateOptions{})
+				return err
+			}
+		},
+		objects: []runtime.Object{&v1alpha1.Foo{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec:       v1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](1)},
+		}},
+		key:      "default/web",
+		fidelity: fixture.StatusSubresource,
+		want:     parity.StatusSplit,
+	}, {
+		name: "a delete-collection",
+		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+			return func(ctx context.Context, key cache.ObjectName) error {
+				return f.Kube().CoreV1().ConfigMaps(key.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=web"})
+			}
+		},
+		objects:  []runtime.Object{configMap("web"), configMap("web-2")},
+		key:      "default/web",
+		fidelity: fixture.DeleteCollection,
+		want:     parity.DeleteCollection,
+	}, {
+		name: "a delete of an object with finalizers",
+		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+			return func(ctx context.Context, key cache.ObjectName) error {
+				return f.Kube().CoreV1().ConfigMaps(key.Namespace).Delete(ctx, key.Name, metav1.DeleteOptions{})
+			}
+		},
+		objects:  []runtime.Object{configMap("web", func(cm *corev1.ConfigMap) { cm.Finalizers = []string{"example.com/keep"} })},
+		key:      "default/web",
+		fidelity: fixture.Finalizers,
+		want:     parity.Finalizers,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			row := fixture.Row{Name: tc.name, Objects: tc.objects, Key: tc.key}
+			table := fixture.Table[cache.ObjectName]{Wire: tc.wire, Options: []fixture.Option{fixture.WithClientset(foo.Foos)}}
+
+			without := parity.Compare(t, srv, table, row)
+			t.Logf("without fidelity:\n%s", without)
+			if !slices.Contains(without.Kinds(), tc.want) {
+				t.Errorf("without fidelity: divergences %v, want one of kind %q", without.Kinds(), tc.want)
+			}
+
+			table.Options = append(table.Options, fixture.WithFidelity(tc.fidelity))
+			with := parity.Compare(t, srv, table, row)
+			t.Logf("with fidelity:\n%s", with)
+			if len(with.Divergences) > 0 {
+				t.Errorf("with fidelity: the fakes still diverge from the server:\n%s", with)
+			}
+		})
+	}
+}
+
+// The server refuses what the fakes accept: no fidelity covers validation,
+// and the report names it.
+func TestValidationIsReported(t *testing.T) {
+	srv := parity.Shared(t)
+	table := fixture.Table[string]{Wire: func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		return func(ctx context.Context, key string) error {
+			ns, _, _ := cache.SplitMetaNamespaceKey(key)
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "Not_A_DNS_Name"}}
+			_, err := f.Kube().CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+			return err
+		}
+	}}
+	rep := parity.Compare(t, srv, table, fixture.Row{Name: "invalid name", Key: "default/web"})
+	t.Logf("\n%s", rep)
+	if got := rep.Kinds(); !slices.Equal(got, []parity.Kind{parity.Objects, parity.Validation}) {
+		t.Errorf("divergences %v, want [%s %s] (the server refused the create; the fakes hold the object)", got, parity.Objects, parity.Validation)
+	}
+	if rep.Server.Err == nil || rep.Fakes.Err != nil {
+		t.Errorf("errors: fakes %v, server %v; want only the server's", rep.Fakes.Err, rep.Server.Err)
+	}
+}
