@@ -7,7 +7,7 @@ BENCH     ?= .
 COUNT     ?= 6
 BENCHTIME ?= 1x
 
-.PHONY: all test unit vet lint codegen verify-codegen example bench golden verify-golden
+.PHONY: all test unit vet lint codegen verify-codegen example bench golden verify-golden parity
 
 all: lint test
 
@@ -64,3 +64,16 @@ bench:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
 	$(GO) tool benchstat -col /impl .bench/new.txt
+
+## parity: run the example tables on client-go's fakes and on a real API
+## server, and print each row's parity report. Builds kube-apiserver and
+## links etcd on first use (hack/parity-binaries.sh; minutes, then cached in
+## .cache/parity). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
+## cluster instead and builds nothing.
+PARITY_REPORT ?= $(CURDIR)/.cache/parity/report.txt
+parity:
+	@if [ -z "$$CTRLTEST_PARITY_KUBECONFIG" ]; then hack/parity-binaries.sh; fi
+	@mkdir -p $(dir $(PARITY_REPORT)) && rm -f $(PARITY_REPORT)
+	@cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
+		$(GO) test -race -count=1 ./...; rc=$$?; \
+		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc

@@ -2,7 +2,9 @@ package parity
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"sort"
@@ -339,6 +341,9 @@ func Run[K fixture.Key](t *testing.T, srv *Server, tb fixture.Table[K], known ..
 				}
 			}
 			t.Log("\n" + rep.String())
+			if err := appendReport(t.Name(), rep); err != nil {
+				t.Errorf("parity: writing the report: %v", err)
+			}
 			if u := rep.Unknown(); len(u) > 0 {
 				t.Errorf("the fakes and the server diverge in %d way(s) not listed as known (parity.Known):\n%s", len(u), rep)
 			}
@@ -353,6 +358,21 @@ func Run[K fixture.Key](t *testing.T, srv *Server, tb fixture.Table[K], known ..
 			t.Errorf("parity.Known{Row: %q, Kind: %q} did not occur: remove it", k.Row, k.Kind)
 		}
 	}
+}
+
+// appendReport adds a row's report to the file $CTRLTEST_PARITY_REPORT
+// names, if any: make parity prints it after the tests.
+func appendReport(test string, rep *Report) error {
+	path := os.Getenv(EnvReport)
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("=== " + test + "\n" + rep.String())
+	return errors.Join(err, f.Close())
 }
 
 func validKind(k Kind) bool {

@@ -31,6 +31,9 @@ const (
 	// EnvRequired, set to 1, makes Shared fail a test instead of skipping
 	// it when there is no server (make parity sets it).
 	EnvRequired = "CTRLTEST_PARITY_REQUIRED"
+	// EnvReport names a file that Run appends every row's report to
+	// (make parity prints it after the tests).
+	EnvReport = "CTRLTEST_PARITY_REPORT"
 )
 
 // ErrNoServer is FromEnv's error when neither a kubeconfig nor the

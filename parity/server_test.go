@@ -16,6 +16,9 @@ func binDir(t *testing.T) string {
 		dir, _ = filepath.Abs("../.cache/parity/bin")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); err != nil {
+		if os.Getenv(EnvRequired) == "1" {
+			t.Fatalf("no kube-apiserver in %s: %v", dir, err)
+		}
 		t.Skipf("no kube-apiserver in %s: run hack/parity-binaries.sh (or set CTRLTEST_PARITY_BIN)", dir)
 	}
 	return dir
