@@ -149,11 +149,7 @@ func (r *Report) String() string {
 		name string
 		s    Side
 	}{{"fakes ", r.Fakes}, {"server", r.Server}} {
-		var writes []string
-		for _, w := range side.s.Writes {
-			writes = append(writes, w.String())
-		}
-		fmt.Fprintf(&b, "  %s writes:  %s\n", side.name, orNone(strings.Join(writes, "; ")))
+		fmt.Fprintf(&b, "  %s writes:  %s\n", side.name, listWrites(side.s.Writes))
 		fmt.Fprintf(&b, "  %s error:   %s\n", side.name, orNone(errText(side.s.Err)))
 		var objs []string
 		for _, o := range side.s.Objects {
@@ -165,6 +161,14 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "  - %s\n", d)
 	}
 	return b.String()
+}
+
+func listWrites(ws []actions.Action) string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.String())
+	}
+	return orNone(strings.Join(out, "; "))
 }
 
 func orNone(s string) string {
@@ -308,20 +312,8 @@ func runSide[K fixture.Key](t testing.TB, tb fixture.Table[K], row fixture.Row, 
 // are skipped.
 func Run[K fixture.Key](t *testing.T, srv *Server, tb fixture.Table[K], known ...Known) {
 	t.Helper()
-	names := map[string]bool{}
-	for _, row := range tb.Rows {
-		names[row.Name] = true
-	}
-	for _, k := range known {
-		if !validKind(k.Kind) {
-			t.Fatalf("parity.Known{%q, %q}: unknown kind; use one of %v", k.Row, k.Kind, kinds)
-		}
-		if k.Row != "" && !names[k.Row] {
-			t.Fatalf("parity.Known{%q, %q}: the table has no such row", k.Row, k.Kind)
-		}
-		if k.Reason == "" {
-			t.Fatalf("parity.Known{%q, %q}: give the reason", k.Row, k.Kind)
-		}
+	if err := validateKnown(tb.Rows, known); err != nil {
+		t.Fatal(err)
 	}
 	used := make([]bool, len(known))
 	complete := true
@@ -375,6 +367,24 @@ func appendReport(test string, rep *Report) error {
 	return errors.Join(err, f.Close())
 }
 
+func validateKnown(rows []fixture.Row, known []Known) error {
+	names := map[string]bool{}
+	for _, row := range rows {
+		names[row.Name] = true
+	}
+	for _, k := range known {
+		switch {
+		case !validKind(k.Kind):
+			return fmt.Errorf("parity.Known{Row: %q, Kind: %q}: unknown kind; use one of %v", k.Row, k.Kind, kinds)
+		case k.Row != "" && !names[k.Row]:
+			return fmt.Errorf("parity.Known{Row: %q, Kind: %q}: the table has no such row", k.Row, k.Kind)
+		case k.Reason == "":
+			return fmt.Errorf("parity.Known{Row: %q, Kind: %q}: give the reason", k.Row, k.Kind)
+		}
+	}
+	return nil
+}
+
 func validKind(k Kind) bool {
 	for _, v := range kinds {
 		if v == k {
@@ -422,7 +432,7 @@ func divergeWrites(fakes, server []actions.Action) []Divergence {
 		same = f.Verb == s.Verb && f.Resource == s.Resource && f.Subresource == s.Subresource && f.Namespace == s.Namespace && f.Name == s.Name
 	}
 	if !same {
-		return []Divergence{{Kind: Writes, What: "the writes", Detail: actions.Diff(fakes, server)}}
+		return []Divergence{{Kind: Writes, What: "the writes", Detail: fmt.Sprintf("fakes:  %s\nserver: %s", listWrites(fakes), listWrites(server))}}
 	}
 	var out []Divergence
 	for i, f := range fakes {
@@ -517,9 +527,9 @@ func classifyObject(key string, gvr schema.GroupVersionResource, f, s k8sruntime
 		underStatus := d.path == "status" || strings.HasPrefix(d.path, "status.")
 		underMeta := strings.HasPrefix(d.path, "metadata.")
 		switch {
-		case d.path == "metadata.deletionTimestamp":
+		case d.path == "metadata.deletionTimestamp" && d.inSrv:
 			byKind[Finalizers] = append(byKind[Finalizers], d)
-		case d.defaulted():
+		case d.defaulted() && !underMeta: // the server defaults no metadata
 			byKind[Defaulting] = append(byKind[Defaulting], d)
 		case underStatus && plainWrite || !underStatus && !underMeta && statusWrite:
 			byKind[StatusSplit] = append(byKind[StatusSplit], d)

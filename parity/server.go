@@ -85,6 +85,10 @@ func Start(ctx context.Context, binDir string) (s *Server, err error) {
 		// reconciler needs one.
 		"--endpoint-reconciler-type", "none",
 		"--service-cluster-ip-range", "10.0.0.0/24",
+		// No controller manager runs: nothing makes the ServiceAccount
+		// "default" of a namespace, which this plugin waits for before it
+		// admits a Pod.
+		"--disable-admission-plugins", "ServiceAccount",
 	); err != nil {
 		return nil, err
 	}

@@ -4,31 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 )
-
-func adopter(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
-	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
-		return NewAdopter(f.Kube(), f.KubeInformers().Apps().V1().Deployments(), v).Sync
-	}
-}
-
-// adopted is the Deployment with the Adopter's label, and with its
-// condition when withCondition.
-func adopted(withCondition bool) *appsv1.Deployment {
-	d := deployment(1)
-	d.Labels = map[string]string{AdoptedLabel: "true"}
-	if withCondition {
-		d.Status.Conditions = []appsv1.DeploymentCondition{{Type: ConditionAdopted, Status: corev1.ConditionTrue, Reason: "Adopted"}}
-	}
-	return d
-}
 
 // isConflict expects the error a real API server returns for a write with a
 // stale resourceVersion.
@@ -39,26 +19,13 @@ func isConflict(err error) error {
 	return nil
 }
 
-// TestAdopter is ordinary table testing, with the API server's
-// resourceVersion checks turned on: each stored object has a
-// resourceVersion, each update bumps it, and an update that carries an old
-// one fails with a conflict. Expected actions need no resourceVersions:
+// TestAdopter is ordinary table testing, on AdopterTable (tables.go), with
+// the API server's resourceVersion checks turned on: each stored object has
+// a resourceVersion, each update bumps it, and an update that carries an
+// old one fails with a conflict. Expected actions need no resourceVersions:
 // they are compared without them.
 func TestAdopter(t *testing.T) {
-	fixture.Table[string]{
-		Wire:    adopter(Correct),
-		Options: []fixture.Option{fixture.WithFidelity(fixture.ResourceVersions)},
-		Rows: []fixture.Row{{
-			Name:        "adopts a Deployment",
-			Objects:     []runtime.Object{deployment(1)},
-			Key:         "default/web",
-			WantActions: []actions.Action{actions.Update(adopted(false)), actions.UpdateStatus(adopted(true))},
-		}, {
-			Name:    "leaves an adopted Deployment alone",
-			Objects: []runtime.Object{adopted(true)},
-			Key:     "default/web",
-		}},
-	}.Run(t)
+	AdopterTable().Run(t)
 }
 
 // TestAdopterStaleResourceVersionIsCaught: client-go's fakes accept the

@@ -26,8 +26,14 @@
 // hot-looping StatusWriter never settling.
 //
 // The tests come in pairs. The first of each pair is ordinary ctrltest
-// usage, the part to copy: the Correct controller passes the check. The
-// second shows the Broken controller being caught, on the check's pure
+// usage, the part to copy: the Correct controller passes the check. Its
+// table is returned by StatusWriterTable, LabelerTable, ReplicaFloorTable,
+// ReplicaSetOwnerTable or AdopterTable (tables.go), so that the parity
+// module's tests run it on a real API server too. The Exporter's table
+// stays in its test: parity runs one sync of each row, and puts each row in
+// fresh namespaces, while the Exporter's exports live in a fixed namespace
+// and are named after their Deployment's namespace. The second test of
+// each pair shows the Broken controller being caught, on the check's pure
 // form where it has one (the report of fixture.CheckIdempotent or
 // Table.FaultSweep) and otherwise by running the test body on a testing.TB
 // that records failures instead of reporting them (see mustCatch in

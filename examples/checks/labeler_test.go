@@ -5,51 +5,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-func labeler(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
-	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
-		return NewLabeler(f.Kube(), f.KubeInformers().Apps().V1().Deployments(), v).Sync
-	}
-}
-
-func labelled() *appsv1.Deployment {
-	d := deployment(1)
-	d.Labels = map[string]string{ManagedLabel: "true"}
-	return d
-}
-
-// labelsRow is the scenario both variants are swept over.
-var labelsRow = fixture.Row{
-	Name:        "labels a Deployment",
-	Objects:     []runtime.Object{deployment(1)},
-	Key:         "default/web",
-	WantActions: []actions.Action{actions.Update(labelled())},
-	// Not-found on the update means the Deployment was deleted during the
-	// sync: nothing is left to label, so returning nil is right.
-	HandlesFault: func(_ actions.Action, err error) bool { return apierrors.IsNotFound(err) },
-}
-
-// TestLabeler is ordinary table testing with the fault sweep on: each row
-// is run again once per write and per fault (conflict, server error,
-// not-found), on a fresh world, with that write failing, and fails if the
-// sync then returns nil, unless the row declares the fault handled.
+// TestLabeler is ordinary table testing, on LabelerTable (tables.go), with
+// the fault sweep on: each row is run again once per write and per fault
+// (conflict, server error, not-found), on a fresh world, with that write
+// failing, and fails if the sync then returns nil, unless the row declares
+// the fault handled.
 func TestLabeler(t *testing.T) {
-	fixture.Table[string]{
-		Wire:  labeler(Correct),
-		Sweep: true,
-		Rows: []fixture.Row{labelsRow, {
-			Name:    "leaves a labelled Deployment alone",
-			Objects: []runtime.Object{labelled()},
-			Key:     "default/web",
-		}},
-	}.Run(t)
+	LabelerTable().Run(t)
 }
 
 // TestLabelerSwallowedErrorIsCaught sweeps both variants and reads the

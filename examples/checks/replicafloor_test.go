@@ -6,34 +6,16 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-func replicaFloor(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
-	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
-		return NewReplicaFloor(f.Kube(), f.KubeInformers().Apps().V1().Deployments(), v).Sync
-	}
-}
-
-// TestReplicaFloor is ordinary table testing: every sync is checked for
-// changes to the informer caches, with nothing to ask for.
+// TestReplicaFloor is ordinary table testing, on ReplicaFloorTable
+// (tables.go): every sync is checked for changes to the informer caches,
+// with nothing to ask for.
 func TestReplicaFloor(t *testing.T) {
-	fixture.Table[string]{
-		Wire: replicaFloor(Correct),
-		Rows: []fixture.Row{{
-			Name:        "scales up a Deployment below the floor",
-			Objects:     []runtime.Object{deployment(1)},
-			Key:         "default/web",
-			WantActions: []actions.Action{actions.Update(deployment(MinReplicas))},
-		}, {
-			Name:    "leaves a Deployment at the floor alone",
-			Objects: []runtime.Object{deployment(MinReplicas)},
-			Key:     "default/web",
-		}},
-	}.Run(t)
+	ReplicaFloorTable().Run(t)
 }
 
 // TestReplicaFloorCacheMutationIsCaught: the broken ReplicaFloor makes the

@@ -4,50 +4,15 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-// newReplicaSetOwner builds the controller from the fixture's pieces; in
-// informer mode, its event handlers then run.
-func newReplicaSetOwner(f *fixture.Fixture, v Variant) *ReplicaSetOwner {
-	apps := f.KubeInformers().Apps().V1()
-	c, err := NewReplicaSetOwner(f.Kube(), apps.Deployments(), apps.ReplicaSets(), fixture.Queue[string](f), v)
-	if err != nil {
-		f.T().Fatal(err)
-	}
-	return c
-}
-
-// replicaSet is the ReplicaSet default/name, controlled by the Deployment
-// owner (by nothing when owner is nil), with ready replicas.
-func replicaSet(owner *appsv1.Deployment, name string, ready int32) *appsv1.ReplicaSet {
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-	if owner != nil {
-		rs.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, appsv1.SchemeGroupVersion.WithKind("Deployment"))}
-	}
-	rs.Status.ReadyReplicas = ready
-	return rs
-}
-
-// TestReplicaSetOwnerSync shows what the controller does with a key.
+// TestReplicaSetOwnerSync shows what the controller does with a key: the
+// rows of ReplicaSetOwnerTable (tables.go).
 func TestReplicaSetOwnerSync(t *testing.T) {
-	ready := deployment(1)
-	ready.Status.ReadyReplicas = 3
-	fixture.Table[string]{
-		Wire: func(f *fixture.Fixture) fixture.SyncFunc[string] { return newReplicaSetOwner(f, Correct).Sync },
-		Rows: []fixture.Row{{
-			Name: "sums the ready replicas of the ReplicaSets it controls",
-			Objects: []runtime.Object{deployment(1),
-				replicaSet(deployment(1), "web-1", 1), replicaSet(deployment(1), "web-2", 2), replicaSet(nil, "orphan", 5)},
-			Key:         "default/web",
-			WantActions: []actions.Action{actions.UpdateStatus(ready)},
-		}},
-	}.Run(t)
+	ReplicaSetOwnerTable().Run(t)
 }
 
 // TestReplicaSetOwnerHandlers tests the event handlers in informer mode:

@@ -21,11 +21,13 @@
 // queue and event handlers around it are those of any client-go controller
 // (see the workqueue example).
 //
-// The test is a [fixture.Table] whose expected actions are built with
-// actions.Create, actions.Update, actions.Delete and actions.UpdateStatus
-// from objects made by two small helpers (the way a reader would describe
-// the expected ReplicaSet), and one row uses actions.Unordered: in which
-// order the extra ReplicaSets are deleted does not matter.
+// The scenarios are a [fixture.Table], returned by Table (table.go), which
+// TestSync runs on client-go's fakes and the parity module's tests run on a
+// real API server too. Its expected actions are built with actions.Create,
+// actions.Update, actions.Delete and actions.UpdateStatus from objects made
+// by two small helpers (the way a reader would describe the expected
+// ReplicaSet), and one row uses actions.Unordered: in which order the extra
+// ReplicaSets are deleted does not matter.
 //
 // [fixture.Table]: https://pkg.go.dev/github.com/ctrltest/ctrltest/fixture#Table
 package owner

@@ -2,84 +2,20 @@ package workqueue
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clienttesting "k8s.io/client-go/testing"
 
-	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-// newTestController builds the controller from the fixture's pieces: its
-// work-queue spy, the indexer and informer of the factory's Pod informer
-// (the fixture seeds that indexer), its clientset and its event recorder.
-func newTestController(f *fixture.Fixture) *Controller {
-	pods := f.KubeInformers().Core().V1().Pods().Informer()
-	return NewController(fixture.Queue[string](f), pods.GetIndexer(), pods, f.Kube(), f.Recorder())
-}
-
-func wire(f *fixture.Fixture) fixture.SyncFunc[string] {
-	return newTestController(f).syncPod
-}
-
-func newPod(labels map[string]string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: labels},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
-	}
-}
-
-// conflict is a reaction that refuses every request with 409 Conflict, as
-// the API server does when the object changed since it was read.
-func conflict(action clienttesting.Action) (bool, runtime.Object, error) {
-	return true, nil, apierrors.NewConflict(corev1.Resource("pods"), "web", errors.New("the object has been modified"))
-}
-
-func isConflict(err error) error {
-	if !apierrors.IsConflict(err) {
-		return fmt.Errorf("want a conflict error, got: %v", err)
-	}
-	return nil
-}
-
+// TestSyncPod runs the scenarios of Table (table.go) on client-go's fakes:
+// each row seeds its objects, syncs its key once and checks every write,
+// event, queue record and the error; then syncs again to check that the
+// sync handler is idempotent.
 func TestSyncPod(t *testing.T) {
-	pod := newPod(map[string]string{"app": "web"})
-	labelled := newPod(map[string]string{"app": "web", SeenLabel: "true"})
-
-	fixture.Table[string]{
-		Wire: wire,
-		Rows: []fixture.Row{{
-			Name:        "labels a new pod",
-			Objects:     []runtime.Object{pod},
-			Key:         "default/web",
-			WantActions: []actions.Action{actions.Update(labelled)},
-			WantEvents:  []fixture.Event{fixture.NewEvent(labelled, corev1.EventTypeNormal, ReasonSeen, MessageSeen)},
-		}, {
-			Name:    "leaves a labelled pod alone",
-			Objects: []runtime.Object{labelled},
-			Key:     "default/web",
-		}, {
-			Name: "does nothing for a deleted pod",
-			Key:  "default/web",
-		}, {
-			Name:     "returns the conflict of a failed update",
-			Objects:  []runtime.Object{pod},
-			Key:      "default/web",
-			Reactors: []fixture.Reactor{{Verb: "update", Resource: "pods", React: conflict}},
-			// The update was attempted (and recorded), but no event
-			// claims success.
-			WantActions: []actions.Action{actions.Update(labelled)},
-			WantErr:     isConflict,
-		}},
-	}.Run(t)
+	Table().Run(t)
 }
 
 // process handles one key the way a worker does: syncPod, then handleErr.

@@ -15,7 +15,9 @@
 //
 // The tests show:
 //
-//   - a [fixture.Table] driving the sync handler: a Pod is labelled, a
+//   - a [fixture.Table] driving the sync handler (returned by Table, in
+//     table.go, which TestSyncPod runs on client-go's fakes and the parity
+//     module's tests run on a real API server too): a Pod is labelled, a
 //     labelled Pod is left alone, a deleted Pod is ignored, and a conflict
 //     injected with a row's Reactor comes back as the sync's error;
 //   - the retry policy of handleErr, read off the fixture's work-queue spy:
