@@ -29,6 +29,7 @@ lint: vet
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
 	$(GO) tool staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
+	cd parity && $(GO) tool staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.
 codegen:

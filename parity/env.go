@@ -173,7 +173,7 @@ func readObjects(file string) ([]*unstructured.Unstructured, error) {
 // The server of Main, for Shared.
 var (
 	shared    *Server
-	sharedErr = errors.New("parity: Shared is called outside Main; call parity.Main from TestMain")
+	errShared = errors.New("parity: Shared is called outside Main; call parity.Main from TestMain")
 )
 
 // Main runs a test binary's tests (call it from TestMain) with one server
@@ -192,7 +192,7 @@ func Main(m *testing.M, crdFiles ...string) int {
 			_ = s.Stop()
 		}
 	}
-	shared, sharedErr = s, err
+	shared, errShared = s, err
 	if err != nil {
 		shared = nil
 		if !errors.Is(err, ErrNoServer) || os.Getenv(EnvRequired) == "1" {
@@ -213,7 +213,7 @@ func Main(m *testing.M, crdFiles ...string) int {
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	if shared == nil {
-		t.Skip(sharedErr)
+		t.Skip(errShared)
 	}
 	return shared
 }
