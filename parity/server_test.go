@@ -1,12 +1,20 @@
 package parity
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/ctrltest/ctrltest/fixture"
 )
 
 // binDir is where hack/parity-binaries.sh puts the binaries.
@@ -55,5 +63,70 @@ func TestServerStartsAndStops(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s is left behind", dir)
+	}
+}
+
+// A cluster of the user's, named by a kubeconfig file: FromEnv connects to
+// it, and rows run there as on a server started here, leaving nothing
+// behind.
+func TestFromEnvKubeconfig(t *testing.T) {
+	s, err := Start(t.Context(), binDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := clientcmdapi.NewConfig()
+	config.Clusters["parity"] = &clientcmdapi.Cluster{Server: s.Config.Host, InsecureSkipTLSVerify: true}
+	config.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: s.Config.BearerToken}
+	config.Contexts["parity"] = &clientcmdapi.Context{Cluster: "parity", AuthInfo: "admin"}
+	config.CurrentContext = "parity"
+	if err := clientcmd.WriteToFile(*config, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvKubeconfig, kubeconfig)
+	cluster, err := FromEnv(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cluster.procs) != 0 || cluster.Config.Host != s.Config.Host {
+		t.Fatalf("FromEnv with a kubeconfig: %d processes, host %s; want a connection to %s", len(cluster.procs), cluster.Config.Host, s.Config.Host)
+	}
+
+	table := fixture.Table[string]{Wire: func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		return func(ctx context.Context, key string) error {
+			ns, _, _ := strings.Cut(key, "/")
+			_, err := f.Kube().CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}, metav1.CreateOptions{})
+			return err
+		}
+	}}
+	row := fixture.Row{Name: "creates", Key: "default/x", Objects: []k8sruntime.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "seed"}}}}
+	var rep *Report
+	t.Run("row", func(t *testing.T) { rep = Compare(t, cluster, table, row) })
+	if rep == nil || len(rep.Divergences) != 0 || len(rep.Server.Objects) != 2 {
+		t.Fatalf("the row on the cluster: %v", rep)
+	}
+	// The row's namespaces are gone (terminating: no namespace controller runs here).
+	client, err := kubernetes.NewForConfig(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := client.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range list.Items {
+		if strings.HasPrefix(ns.Name, "ct-") && ns.DeletionTimestamp == nil {
+			t.Errorf("namespace %s is left behind", ns.Name)
+		}
+	}
+	cms, err := client.CoreV1().ConfigMaps("").List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range cms.Items {
+		if strings.HasPrefix(cm.Namespace, "ct-") && cm.Name != "kube-root-ca.crt" {
+			t.Errorf("config map %s/%s is left behind", cm.Namespace, cm.Name)
+		}
 	}
 }
