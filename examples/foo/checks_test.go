@@ -38,14 +38,13 @@ func TestFooControllerChecks(t *testing.T) {
 	foo, synced := NewFoo(1), fixture.NewEvent(NewFoo(1), "Normal", controller.SuccessSynced, controller.MessageResourceSynced)
 	withStatus := foo.DeepCopy()
 	withStatus.Status.AvailableReplicas = 1
-	available := NewDeployment(foo, 1)
-	available.Status.AvailableReplicas = 1
+	available := Available(NewDeployment(foo, 1))
 
 	foo2 := NewFoo(2)
 	foo2WithStatus := foo2.DeepCopy()
 	foo2WithStatus.Status.AvailableReplicas = 1
-	scaledAvailable := NewDeployment(foo2, 2)
-	scaledAvailable.Status.AvailableReplicas = 1
+	scaledAvailable := NewDeployment(foo2, 2) // available, scaled to 2
+	scaledAvailable.Status = available.Status
 
 	fixture.Table[cache.ObjectName]{
 		Wire:    Wire,

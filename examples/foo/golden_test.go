@@ -33,8 +33,7 @@ func TestMain(m *testing.M) {
 //	go test ./examples/foo -run TestFooControllerGolden -update
 func TestFooControllerGolden(t *testing.T) {
 	foo := NewFoo(1)
-	available := NewDeployment(foo, 1)
-	available.Status.AvailableReplicas = 1
+	available := Available(NewDeployment(foo, 1))
 	fixture.Table[cache.ObjectName]{Wire: Wire, Golden: true, Options: []fixture.Option{fixture.WithClientset(Foos)}, Rows: []fixture.Row{
 		{Name: "creates a Deployment", Key: "default/test", Objects: []runtime.Object{foo}},
 		{Name: "reports available replicas", Key: "default/test", Objects: []runtime.Object{foo, available}},

@@ -3,7 +3,10 @@ package examples
 import (
 	"testing"
 
+	"k8s.io/client-go/tools/cache"
+
 	"github.com/ctrltest/ctrltest/examples/foo"
+	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/parity"
 )
 
@@ -20,4 +23,15 @@ func TestFooParity(t *testing.T) {
 		Kind:   parity.Defaulting,
 		Reason: "the server defaults Deployments; the controller compares replicas only",
 	})
+}
+
+// TestFooCasesParity runs the Foo controller's declarative cases
+// (examples/foo/testdata/cases: a header and manifests per file, no Go
+// code) on the fakes and on a real API server. The server defaults the
+// Deployments, as in TestFooParity.
+func TestFooCasesParity(t *testing.T) {
+	cases := fixture.Cases[cache.ObjectName]{Dir: "../../examples/foo/testdata/cases", Wire: foo.Wire, Options: []fixture.Option{fixture.WithClientset(foo.Foos)}}
+	rows := cases.Rows(t)
+	parity.Run(t, parity.Shared(t), fixture.Table[cache.ObjectName]{Wire: cases.Wire, Options: cases.Options, Rows: rows},
+		seedingRows(fixture.Table[cache.ObjectName]{Rows: rows}, parity.Defaulting, "the server defaults Deployments; the controller compares replicas only")...)
 }
