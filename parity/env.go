@@ -50,7 +50,7 @@ func FromEnv(ctx context.Context) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parity: %s=%s: %v", EnvKubeconfig, path, err)
 		}
-		return Connect(config), nil
+		return Connect(config)
 	}
 	dir := os.Getenv(EnvBin)
 	if dir == "" {

@@ -105,11 +105,17 @@ func Start(ctx context.Context, binDir string) (s *Server, err error) {
 // cluster of a kubeconfig file:
 //
 //	config, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
-//	srv := parity.Connect(config)
+//	...
+//	srv, err := parity.Connect(config)
 //
 // Each row runs in namespaces of its own, which it deletes when it ends.
 // Stop does nothing to such a server.
-func Connect(config *rest.Config) *Server { return &Server{Config: rest.CopyConfig(config)} }
+func Connect(config *rest.Config) (*Server, error) {
+	if config == nil {
+		return nil, errors.New("parity.Connect: nil config")
+	}
+	return &Server{Config: rest.CopyConfig(config)}, nil
+}
 
 // ClientConfig returns the config of clients of the server, whose requests
 // are passed to record (see fixture.Server).

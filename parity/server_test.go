@@ -130,3 +130,9 @@ func TestFromEnvKubeconfig(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectNil(t *testing.T) {
+	if s, err := Connect(nil); s != nil || err == nil || !strings.Contains(err.Error(), "nil config") {
+		t.Errorf("Connect(nil) = %v, %v; want an error", s, err)
+	}
+}
