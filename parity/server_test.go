@@ -1,11 +1,17 @@
 package parity
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,4 +141,72 @@ func TestConnectNil(t *testing.T) {
 	if s, err := Connect(nil); s != nil || err == nil || !strings.Contains(err.Error(), "nil config") {
 		t.Errorf("Connect(nil) = %v, %v; want an error", s, err)
 	}
+}
+
+// The server dies with the test binary, however it ends: here the binary
+// is killed (SIGKILL, as a CI timeout or a second ^C does), so no cleanup
+// of its own runs.
+func TestServerDiesWithTheTestBinary(t *testing.T) {
+	if os.Getenv("CTRLTEST_PARITY_CHILD") == "1" {
+		s, err := Start(context.Background(), binDir(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range s.procs {
+			fmt.Println("pid", p.Process.Pid)
+		}
+		fmt.Println("ready")
+		select {} // until killed
+	}
+	dir := binDir(t)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestServerDiesWithTheTestBinary$", "-test.v")
+	cmd.Env = append(os.Environ(), "CTRLTEST_PARITY_CHILD=1", EnvBin+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	scanner := bufio.NewScanner(out)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if n, ok := strings.CutPrefix(line, "pid "); ok {
+			pid, _ := strconv.Atoi(n)
+			pids = append(pids, pid)
+		}
+		if line == "ready" {
+			break
+		}
+	}
+	if len(pids) != 2 {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the child started %d processes before it was ready, want etcd and kube-apiserver", len(pids))
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("process %d outlived the test binary that started it", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// alive reports whether pid runs (a zombie does not).
+func alive(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data))
+	return len(fields) > 2 && fields[2] != "Z"
 }
