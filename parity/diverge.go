@@ -3,7 +3,9 @@ package parity
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,20 +90,8 @@ func divergeWrites(fakes, server []actions.Action) []Divergence {
 // divergeObjects compares the objects the sides hold after the sync.
 func divergeObjects(fakes, server Side) []Divergence {
 	fo, so := index(fakes.Objects), index(server.Objects)
-	keys := map[string]bool{}
-	for k := range fo {
-		keys[k] = true
-	}
-	for k := range so {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
 	var out []Divergence
-	for _, key := range sorted {
+	for _, key := range unionKeys(fo, so) {
 		f, s := fo[key], so[key]
 		switch {
 		case s == nil:
@@ -273,19 +263,7 @@ func diffValues(path string, f, s any, inF, inS bool, out *[]fieldDiff) {
 	fm, fok := f.(map[string]any)
 	sm, sok := s.(map[string]any)
 	if fok && sok {
-		keys := map[string]bool{}
-		for k := range fm {
-			keys[k] = true
-		}
-		for k := range sm {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
+		for _, k := range unionKeys(fm, sm) {
 			fv, fin := fm[k]
 			sv, sin := sm[k]
 			diffValues(join(path, k), fv, sv, fin, sin, out)
@@ -337,4 +315,16 @@ func isZero(v any) bool {
 		return len(v) == 0
 	}
 	return false
+}
+
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
