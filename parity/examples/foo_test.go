@@ -35,3 +35,27 @@ func TestFooCasesParity(t *testing.T) {
 	parity.Run(t, parity.Shared(t), fixture.Table[cache.ObjectName]{Wire: cases.Wire, Options: cases.Options, Rows: rows},
 		seedingRows(fixture.Table[cache.ObjectName]{Rows: rows}, parity.Defaulting, "the server defaults Deployments; the controller compares replicas only")...)
 }
+
+// TestFooTableOnServer runs the Foo table's own expectations on a real API
+// server (fixture.WithServer in the table's options): each row's writes,
+// events and error, then the idempotency check, whose Refresh waits for the
+// real informers. Every row but one holds there as on the fakes. "updates
+// the Deployment's replicas" expects the Deployment it seeded, and the
+// controller sends back the Deployment it read, defaults and all: that row
+// is compared by TestFooParity instead.
+func TestFooTableOnServer(t *testing.T) {
+	srv := parity.Shared(t)
+	tb := foo.Table()
+	tb.Options = append(tb.Options, fixture.WithServer(srv))
+	rows := tb.Rows[:0]
+	for _, row := range tb.Rows {
+		if row.Name != "updates the Deployment's replicas" {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) != len(tb.Rows)-1 {
+		t.Fatalf("the table has no row %q to leave out", "updates the Deployment's replicas")
+	}
+	tb.Rows = rows
+	tb.Run(t)
+}
