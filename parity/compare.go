@@ -69,6 +69,8 @@ type Divergence struct {
 	Known string
 }
 
+// String formats the divergence: its kind and what differs, the reason
+// when it is known, then the detail, indented.
 func (d Divergence) String() string {
 	s := fmt.Sprintf("%s: %s", d.Kind, d.What)
 	if d.Known != "" {
@@ -269,6 +271,15 @@ func (s *sideTB) Fatalf(format string, args ...any) {
 }
 
 func (s *sideTB) Fatal(args ...any) { s.Fatalf("%s", fmt.Sprint(args...)) }
+
+// A skip on the server side is not the row's: it is reported like a
+// failure (SkipNow on the row's test would be called from the wrong
+// goroutine).
+func (s *sideTB) Skip(args ...any) { s.Fatalf("skipped: %s", fmt.Sprint(args...)) }
+
+func (s *sideTB) Skipf(format string, args ...any) { s.Fatalf("skipped: "+format, args...) }
+
+func (s *sideTB) SkipNow() { s.Fatalf("skipped") }
 
 func (s *sideTB) Fail() { s.Errorf("failed") }
 

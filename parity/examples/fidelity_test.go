@@ -3,6 +3,7 @@ package examples
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -156,5 +157,26 @@ func TestValidationIsReported(t *testing.T) {
 	}
 	if rep.Server.Err == nil || rep.Fakes.Err != nil {
 		t.Errorf("errors: fakes %v, server %v; want only the server's", rep.Fakes.Err, rep.Server.Err)
+	}
+}
+
+// A row that skips or fails on the server side is reported, not fatal to
+// the comparison: the server side runs on a test of its own.
+func TestServerSideFailureIsReported(t *testing.T) {
+	srv := parity.Shared(t)
+	calls := 0
+	table := fixture.Table[string]{Wire: func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		calls++
+		if calls == 2 { // the fakes wire first, then the server
+			f.T().Skip("not on a server")
+		}
+		return func(context.Context, string) error { return nil }
+	}}
+	rep := parity.Compare(t, srv, table, fixture.Row{Name: "skips", Key: "default/web"})
+	if got := rep.Kinds(); !slices.Equal(got, []parity.Kind{parity.Error}) || !strings.Contains(rep.Divergences[0].Detail, "skipped: not on a server") {
+		t.Errorf("report:\n%s\nwant one error divergence naming the skip", rep)
+	}
+	if t.Skipped() || t.Failed() {
+		t.Error("the server side's skip reached the row's test")
 	}
 }
