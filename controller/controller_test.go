@@ -133,8 +133,6 @@ func TestSync(t *testing.T) {
 	fixture.Table[cache.ObjectName]{
 		Wire:    func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] { return newController(f).Sync },
 		Options: []fixture.Option{fixture.WithClientset(foos)},
-		// Updates send back the object read, resourceVersion and UID included.
-		ActionOptions: []actions.Option{actions.KeepVolatileFields()},
 		Rows: []fixture.Row{{
 			Name: "Foo gone", Key: testKey,
 		}, {
@@ -191,23 +189,35 @@ func TestSync(t *testing.T) {
 // TestSyncLeavesListersAlone: the listers' objects are the informers'
 // cache, so Sync must write copies.
 func TestSyncLeavesListersAlone(t *testing.T) {
-	foo, d := newFoo(new(int32(3)), 0), deployment(new(int32(1)), 2, fooRef(testFooUID))
-	f := newFixture(t, foo, d)
-	res := fixture.Sync(f, newController(f).Sync, testKey)
+	f := newFixture(t, newFoo(new(int32(3)), 0), deployment(new(int32(1)), 2, fooRef(testFooUID)))
+	c := newController(f)
+	f.Start()
+	deployments := f.KubeInformers().Apps().V1().Deployments().Lister().Deployments(ns)
+	foosLister := foos.Informers(f).Samplecontroller().V1alpha1().Foos().Lister().Foos(ns)
+	d, err := deployments.Get(testDeployName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foo, err := foosLister.Get(testFooName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, foo = d.DeepCopy(), foo.DeepCopy()
+	res := fixture.Sync(f, c.Sync, testKey)
 	res.AssertErr(nil)
 	res.AssertActions([]actions.Action{ // both writes happened
 		actions.Update(deployment(new(int32(3)), 2, fooRef(testFooUID))),
 		actions.UpdateStatus(newFoo(new(int32(3)), 2)),
 	})
 
-	gotD, err := f.KubeInformers().Apps().V1().Deployments().Lister().Deployments(ns).Get(testDeployName)
+	gotD, err := deployments.Get(testDeployName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(d, gotD); diff != "" {
 		t.Errorf("Sync mutated the lister's Deployment (-before +after):\n%s", diff)
 	}
-	gotFoo, err := foos.Informers(f).Samplecontroller().V1alpha1().Foos().Lister().Foos(ns).Get(testFooName)
+	gotFoo, err := foosLister.Get(testFooName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,10 +305,15 @@ func TestEventHandlers(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	_, err := foos.Client(f).SamplecontrollerV1alpha1().Foos(ns).Update(ctx, newFoo(new(int32(2)), 0), metav1.UpdateOptions{})
+	cur, err := foos.Client(f).SamplecontrollerV1alpha1().Foos(ns).Get(ctx, testFooName, metav1.GetOptions{})
+	must("reading the Foo", err)
+	cur.Spec.Replicas = new(int32(2))
+	_, err = foos.Client(f).SamplecontrollerV1alpha1().Foos(ns).Update(ctx, cur, metav1.UpdateOptions{})
 	must("updating the Foo", err)
 	f.AwaitEnqueued(added)
-	d, err := deployments.Create(ctx, deployment(new(int32(1)), 0, fooRef(testFooUID)), metav1.CreateOptions{})
+	d := deployment(new(int32(1)), 0, fooRef(testFooUID))
+	d.ResourceVersion = "" // the server refuses a create that sets one
+	d, err = deployments.Create(ctx, d, metav1.CreateOptions{})
 	must("creating the Deployment", err)
 	f.AwaitEnqueued(added)
 	d.Spec.Replicas = new(int32(2))

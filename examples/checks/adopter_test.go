@@ -28,20 +28,20 @@ func TestAdopter(t *testing.T) {
 	AdopterTable().Run(t)
 }
 
-// TestAdopterStaleResourceVersionIsCaught: client-go's fakes accept the
-// broken Adopter's stale second write; with ResourceVersions, the fixture
-// refuses it as a real API server does.
+// TestAdopterStaleResourceVersionIsCaught: client-go's bare fakes accept
+// the broken Adopter's stale second write; the fixture's API server model,
+// on by default, refuses it as a real API server does.
 func TestAdopterStaleResourceVersionIsCaught(t *testing.T) {
 	writes := []actions.Action{actions.Update(adopted(false)), actions.UpdateStatus(adopted(true))}
 
 	t.Run("the fakes hide it", func(t *testing.T) {
-		f := fixture.New(t, fixture.WithObjects(deployment(1)))
+		f := fixture.New(t, fixture.WithBareFakes(), fixture.WithObjects(deployment(1)))
 		res := fixture.Sync(f, adopter(Broken)(f), "default/web")
 		res.AssertErr(nil)
 		res.AssertActions(writes)
 	})
-	t.Run("ResourceVersions reveals it", func(t *testing.T) {
-		f := fixture.New(t, fixture.WithFidelity(fixture.ResourceVersions), fixture.WithObjects(deployment(1)))
+	t.Run("the server model reveals it", func(t *testing.T) {
+		f := fixture.New(t, fixture.WithObjects(deployment(1)))
 		res := fixture.Sync(f, adopter(Broken)(f), "default/web")
 		res.AssertErr(isConflict)
 		res.AssertActions(writes) // both were sent; the second was refused

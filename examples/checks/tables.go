@@ -222,12 +222,10 @@ func adopted(withCondition bool) *appsv1.Deployment {
 	return d
 }
 
-// AdopterTable is the Correct Adopter's scenarios, with the API server's
-// resourceVersion checks turned on (see TestAdopter).
+// AdopterTable is the Correct Adopter's scenarios (see TestAdopter).
 func AdopterTable() fixture.Table[string] {
 	return fixture.Table[string]{
-		Wire:    adopter(Correct),
-		Options: []fixture.Option{fixture.WithFidelity(fixture.ResourceVersions)},
+		Wire: adopter(Correct),
 		Rows: []fixture.Row{{
 			Name:        "adopts a Deployment",
 			Objects:     []runtime.Object{deployment(1)},

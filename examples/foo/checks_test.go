@@ -13,12 +13,6 @@ import (
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-// fullFidelity turns on every behaviour of a real API server that
-// client-go's fakes lack: resourceVersions and their conflicts, the status
-// subresource, uids and creation timestamps, generateName, finalizers and
-// delete-collection.
-var fullFidelity = fixture.WithFidelity(fixture.FullFidelity)
-
 // TestFooControllerChecks runs the scenarios of TestFooController with
 // every check beyond one sync:
 //
@@ -33,7 +27,7 @@ var fullFidelity = fixture.WithFidelity(fixture.FullFidelity)
 //     and no row declares HandlesFault;
 //   - the cache-mutation check (on by default in every sync);
 //
-// all against a world with full fidelity.
+// all against the fixture's model of the API server (on by default).
 func TestFooControllerChecks(t *testing.T) {
 	foo, synced := NewFoo(1), fixture.NewEvent(NewFoo(1), "Normal", controller.SuccessSynced, controller.MessageResourceSynced)
 	withStatus := foo.DeepCopy()
@@ -48,7 +42,7 @@ func TestFooControllerChecks(t *testing.T) {
 
 	fixture.Table[cache.ObjectName]{
 		Wire:    Wire,
-		Options: []fixture.Option{fixture.WithClientset(Foos), fullFidelity},
+		Options: []fixture.Option{fixture.WithClientset(Foos)},
 		Sweep:   true,
 		Rows: []fixture.Row{{
 			Name:        "creates a Deployment",
@@ -116,7 +110,7 @@ func TestFooControllerChecks(t *testing.T) {
 func TestFooDeploymentHandler(t *testing.T) {
 	t.Run("a Deployment a Foo controls enqueues the Foo", func(t *testing.T) {
 		foo := NewFoo(1)
-		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fullFidelity, fixture.WithObjects(foo))
+		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fixture.WithObjects(foo))
 		Wire(f)
 		f.Start()
 		f.AwaitEnqueued(fixture.Added("default/test")) // the Foo's own add
@@ -143,7 +137,7 @@ func TestFooDeploymentHandler(t *testing.T) {
 	t.Run("a Deployment no Foo controls enqueues nothing", func(t *testing.T) {
 		other := NewFoo(1)
 		other.Name, other.UID, other.Spec.DeploymentName = "other", "other-uid", "other"
-		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fullFidelity, fixture.WithObjects(NewFoo(1), other))
+		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fixture.WithObjects(NewFoo(1), other))
 		Wire(f)
 		f.Start()
 		f.AwaitEnqueued(fixture.Added("default/other"), fixture.Added("default/test")) // the Foos' adds, in name order

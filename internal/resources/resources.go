@@ -32,6 +32,9 @@ type Info struct {
 	GVR  schema.GroupVersionResource
 	// Namespaced is false for cluster-scoped resources.
 	Namespaced bool
+	// Status is true when the resource has a status subresource: its typed
+	// client has an UpdateStatus method.
+	Status bool
 }
 
 // Table is an immutable index of the types one or more clientsets serve. It
@@ -88,6 +91,7 @@ func FromClientset(iface reflect.Type, scheme *runtime.Scheme) (*Table, error) {
 				GVK:        gvk,
 				GVR:        gvk.GroupVersion().WithResource(strings.ToLower(m.Name)),
 				Namespaced: namespaced,
+				Status:     hasUpdateStatus(m.Type.Out(0)),
 			})
 		}
 	}
@@ -128,6 +132,13 @@ func getType(client reflect.Type) (reflect.Type, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// hasUpdateStatus reports whether a typed client has UpdateStatus, which
+// client-gen generates exactly for resources with a status subresource.
+func hasUpdateStatus(client reflect.Type) bool {
+	_, ok := client.MethodByName("UpdateStatus")
+	return ok
 }
 
 func newTable() *Table {

@@ -19,10 +19,10 @@ import (
 )
 
 // Each case is a small controller doing one thing client-go's fakes get
-// wrong. On the fakes alone the parity report names the divergence; with
-// the fidelity that covers it turned on (fixture.WithFidelity), the fakes
-// behave as the server does and the report is empty.
-func TestFidelityRemovesDivergences(t *testing.T) {
+// wrong. On the bare fakes (fixture.WithBareFakes) the parity report names
+// the divergence; with the fixture's API server model, on by default, the
+// fakes behave as the server does and the report is empty.
+func TestModelRemovesDivergences(t *testing.T) {
 	srv := parity.Shared(t)
 	configMap := func(name string, mutate ...func(*corev1.ConfigMap)) *corev1.ConfigMap {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}}}
@@ -32,12 +32,11 @@ func TestFidelityRemovesDivergences(t *testing.T) {
 		return cm
 	}
 	cases := []struct {
-		name     string
-		wire     func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName]
-		objects  []runtime.Object
-		key      string
-		fidelity fixture.Fidelity
-		want     parity.Kind
+		name    string
+		wire    func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName]
+		objects []runtime.Object
+		key     string
+		want    parity.Kind
 	}{{
 		name: "a create with generateName",
 		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
@@ -47,9 +46,8 @@ func TestFidelityRemovesDivergences(t *testing.T) {
 				return err
 			}
 		},
-		key:      "default/web",
-		fidelity: fixture.GenerateName,
-		want:     parity.GenerateName,
+		key:  "default/web",
+		want: parity.GenerateName,
 	}, {
 		name: "two updates from one read",
 		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
@@ -69,10 +67,9 @@ func TestFidelityRemovesDivergences(t *testing.T) {
 				return nil
 			}
 		},
-		objects:  []runtime.Object{configMap("web")},
-		key:      "default/web",
-		fidelity: fixture.ResourceVersions,
-		want:     parity.ResourceVersion,
+		objects: []runtime.Object{configMap("web")},
+		key:     "default/web",
+		want:    parity.ResourceVersion,
 	}, {
 		name: "a status written with a plain update",
 		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
@@ -91,9 +88,8 @@ func TestFidelityRemovesDivergences(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 			Spec:       v1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](1)},
 		}},
-		key:      "default/web",
-		fidelity: fixture.StatusSubresource,
-		want:     parity.StatusSplit,
+		key:  "default/web",
+		want: parity.StatusSplit,
 	}, {
 		name: "a delete-collection",
 		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
@@ -101,10 +97,9 @@ func TestFidelityRemovesDivergences(t *testing.T) {
 				return f.Kube().CoreV1().ConfigMaps(key.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=web"})
 			}
 		},
-		objects:  []runtime.Object{configMap("web"), configMap("web-2")},
-		key:      "default/web",
-		fidelity: fixture.DeleteCollection,
-		want:     parity.DeleteCollection,
+		objects: []runtime.Object{configMap("web"), configMap("web-2")},
+		key:     "default/web",
+		want:    parity.DeleteCollection,
 	}, {
 		name: "a delete of an object with finalizers",
 		wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
@@ -112,33 +107,32 @@ func TestFidelityRemovesDivergences(t *testing.T) {
 				return f.Kube().CoreV1().ConfigMaps(key.Namespace).Delete(ctx, key.Name, metav1.DeleteOptions{})
 			}
 		},
-		objects:  []runtime.Object{configMap("web", func(cm *corev1.ConfigMap) { cm.Finalizers = []string{"example.com/keep"} })},
-		key:      "default/web",
-		fidelity: fixture.Finalizers,
-		want:     parity.Finalizers,
+		objects: []runtime.Object{configMap("web", func(cm *corev1.ConfigMap) { cm.Finalizers = []string{"example.com/keep"} })},
+		key:     "default/web",
+		want:    parity.Finalizers,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			row := fixture.Row{Name: tc.name, Objects: tc.objects, Key: tc.key}
-			table := fixture.Table[cache.ObjectName]{Wire: tc.wire, Options: []fixture.Option{fixture.WithClientset(foo.Foos)}}
+			table := fixture.Table[cache.ObjectName]{Wire: tc.wire, Options: []fixture.Option{fixture.WithClientset(foo.Foos), fixture.WithBareFakes()}}
 
-			without := parity.Compare(t, srv, table, row)
-			t.Logf("without fidelity:\n%s", without)
-			if !slices.Contains(without.Kinds(), tc.want) {
-				t.Errorf("without fidelity: divergences %v, want one of kind %q", without.Kinds(), tc.want)
+			bare := parity.Compare(t, srv, table, row)
+			t.Logf("on the bare fakes:\n%s", bare)
+			if !slices.Contains(bare.Kinds(), tc.want) {
+				t.Errorf("on the bare fakes: divergences %v, want one of kind %q", bare.Kinds(), tc.want)
 			}
 
-			table.Options = append(table.Options, fixture.WithFidelity(tc.fidelity))
-			with := parity.Compare(t, srv, table, row)
-			t.Logf("with fidelity:\n%s", with)
-			if len(with.Divergences) > 0 {
-				t.Errorf("with fidelity: the fakes still diverge from the server:\n%s", with)
+			table.Options = []fixture.Option{fixture.WithClientset(foo.Foos)}
+			model := parity.Compare(t, srv, table, row)
+			t.Logf("with the model:\n%s", model)
+			if len(model.Divergences) > 0 {
+				t.Errorf("with the model: the fakes still diverge from the server:\n%s", model)
 			}
 		})
 	}
 }
 
-// The server refuses what the fakes accept: no fidelity covers validation,
+// The server refuses what the fakes accept: the model does not validate,
 // and the report names it.
 func TestValidationIsReported(t *testing.T) {
 	srv := parity.Shared(t)

@@ -1,0 +1,39 @@
+// Package apiserver is a model of kube-apiserver's semantics, behind every
+// fake client of a ctrltest world: what a real server does with a write
+// that client-go's fakes do not.
+//
+// The model answers creates, updates, patches (JSON, merge, strategic
+// merge), server-side applies and deletes, of objects and of their status
+// subresource, over a [Store] (client-go's object tracker):
+//
+//   - create: generateName (a deterministic counter), uid,
+//     creationTimestamp, generation 1 where the resource tracks it,
+//     resourceVersion, the status reset where the resource has a status
+//     subresource, the strategy's own changes (a Pod's phase and QoS class,
+//     a Job's selector and labels, a Namespace's finalizer);
+//     AlreadyExists;
+//   - update and patch: a stale resourceVersion is a Conflict; the
+//     resource's strategy (a main-resource write keeps the stored status,
+//     a /status write keeps the stored spec and, per resource, some
+//     metadata) and generation rule; a write that changes nothing keeps
+//     the object and its resourceVersion and sends no watch event (the
+//     etcd3 store's no-op check); removing the last finalizer of an object
+//     being deleted deletes it;
+//   - delete: finalizers (deletionTimestamp, generation+1), the garbage
+//     collector's finalizers for the Orphan and Foreground propagation
+//     policies, graceful deletion of pods bound to a node, preconditions;
+//     delete-collection by label and field selector.
+//
+// Every rule is read from kube-apiserver v1.37's code (the registry's
+// strategies, k8s.io/apiserver's rest and registry packages, the etcd3
+// store and apiextensions-apiserver's custom resource strategy) and proved
+// against a real server by the parity module's semantics suite.
+//
+// # Limits
+//
+// No defaulting, validation or admission; no garbage collector (objects
+// deleted with the Orphan or Foreground policy keep their finalizer, as on
+// a server without kube-controller-manager); no clusterIP allocation; a
+// shorter grace period on a second delete is ignored. Reads and watches
+// are the store's.
+package apiserver

@@ -1,0 +1,672 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
+)
+
+// Store is where the model keeps one resource's objects: client-go's
+// ObjectTracker (its simple tracker), whose watchers feed informers. The
+// model stores exactly what it computed: the store must not change it.
+type Store interface {
+	Get(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.GetOptions) (runtime.Object, error)
+	List(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts ...metav1.ListOptions) (runtime.Object, error)
+	Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error
+	Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error
+	Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error
+}
+
+// FieldManager tracks managed fields and computes server-side applies
+// (k8s.io/apimachinery/pkg/util/managedfields.FieldManager, one per kind).
+type FieldManager interface {
+	Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error)
+	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)
+}
+
+// Resource is one resource the model serves.
+type Resource struct {
+	GVR schema.GroupVersionResource
+	GVK schema.GroupVersionKind
+	// Namespaced is false for cluster-scoped resources.
+	Namespaced bool
+	// Status is true when the resource has a status subresource.
+	Status bool
+	// Custom is true for a custom resource (the CRD strategy applies).
+	Custom bool
+	// Store holds the objects.
+	Store Store
+	// New makes an empty object of the kind.
+	New func() (runtime.Object, error)
+	// Fields, when set, tracks managed fields and serves server-side
+	// apply; without it an apply is refused.
+	Fields FieldManager
+}
+
+func (r *Resource) strategy() strategy {
+	if r.Custom {
+		return customStrategy
+	}
+	return builtin[r.GVR.GroupResource()]
+}
+
+// Model is one world's API server: it answers the write requests of every
+// client of the world as kube-apiserver would, and keeps the world's
+// resourceVersion counter. It is safe for concurrent use: writes are
+// serialized, as etcd serializes them.
+type Model struct {
+	// Now is the server's clock (creation and deletion timestamps).
+	Now func() time.Time
+
+	// seedTime is the creationTimestamp of seeds that have none.
+	seedTime metav1.Time
+
+	mu       sync.Mutex
+	revision int64
+	uids     int64
+	names    int64
+}
+
+// NewModel returns a model whose first write gets resourceVersion
+// firstRevision+1 (seeds take the revisions up to firstRevision, see
+// SeedRevision).
+func NewModel(now func() time.Time, firstRevision int64) *Model {
+	m := &Model{Now: now, revision: firstRevision}
+	m.seedTime = m.now()
+	return m
+}
+
+// Revision returns the world's resourceVersion: it moves exactly when a
+// write changes a stored object.
+func (m *Model) Revision() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.revision
+}
+
+// SeedUID is the uid the model gives a seed object that has none: a
+// deterministic function of its kind, namespace and name, so that it does
+// not depend on the order in which seeds are stored.
+func SeedUID(gk schema.GroupKind, namespace, name string) types.UID {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", gk.Group, gk.Kind, namespace, name)
+	b := h.Sum(nil)
+	b[6] = b[6]&0x0f | 0x40 // version 4 layout, as the server's uids
+	b[8] = b[8]&0x3f | 0x80
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+}
+
+// Seed fills what the server sets on an object stored in it and the seed
+// lacks: a uid (SeedUID), a creationTimestamp (the model's clock when it
+// was made), generation 1 for a resource
+// that tracks it, and the resourceVersion revision (each seed's own,
+// below the model's first write). obj is changed: pass a copy.
+func (m *Model) Seed(r *Resource, obj runtime.Object, revision int64) error {
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	if om.GetUID() == "" {
+		om.SetUID(SeedUID(r.GVK.GroupKind(), om.GetNamespace(), om.GetName()))
+	}
+	if ts := om.GetCreationTimestamp(); ts.IsZero() {
+		om.SetCreationTimestamp(m.seedTime)
+	}
+	if om.GetGeneration() == 0 && r.strategy().generation != genNone {
+		om.SetGeneration(1)
+	}
+	om.SetResourceVersion(strconv.FormatInt(revision, 10))
+	return nil
+}
+
+func (m *Model) now() metav1.Time {
+	return metav1.NewTime(m.Now().UTC().Truncate(time.Second))
+}
+
+// next returns the next resourceVersion. The caller holds m.mu.
+func (m *Model) next() string {
+	m.revision++
+	return strconv.FormatInt(m.revision, 10)
+}
+
+// Handles reports whether the model answers action: writes to a resource
+// or its status subresource. Reads, watches and other subresources are
+// the store's (or a reactor's).
+func Handles(action clienttesting.Action) bool {
+	switch action.GetVerb() {
+	case "create", "update", "patch", "delete", "delete-collection":
+		sub := action.GetSubresource()
+		return sub == "" || sub == "status"
+	}
+	return false
+}
+
+// Do answers a write request as kube-apiserver would. It returns the
+// object the server would return and whether the stored world changed: a
+// write that changes nothing (an update that sends back what is stored,
+// a patch that patches nothing) keeps the object and its resourceVersion,
+// and no watch event is sent.
+func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns, sub := action.GetNamespace(), action.GetSubresource()
+	if sub == "status" && !r.Status {
+		return nil, false, noSubresource(r, action)
+	}
+	switch a := action.(type) {
+	case clienttesting.CreateActionImpl:
+		if sub != "" {
+			return nil, false, noSubresource(r, action)
+		}
+		obj, err := m.create(r, ns, a.GetObject().DeepCopyObject(), write{manager: a.CreateOptions.FieldManager})
+		return obj, err == nil, err
+	case clienttesting.UpdateActionImpl:
+		return m.update(r, ns, sub, a.GetObject().DeepCopyObject(), write{manager: a.UpdateOptions.FieldManager})
+	case clienttesting.PatchActionImpl:
+		if a.GetPatchType() == types.ApplyPatchType {
+			return m.apply(r, ns, sub, a)
+		}
+		return m.patch(r, ns, sub, a)
+	case clienttesting.DeleteActionImpl:
+		return m.delete(r, ns, a.GetName(), a.DeleteOptions)
+	case clienttesting.DeleteCollectionActionImpl:
+		return m.deleteCollection(r, ns, a)
+	}
+	return nil, false, apierrors.NewMethodNotSupported(r.GVR.GroupResource(), action.GetVerb())
+}
+
+func noSubresource(r *Resource, action clienttesting.Action) error {
+	name := ""
+	if n, ok := action.(interface{ GetName() string }); ok {
+		name = n.GetName()
+	}
+	err := apierrors.NewNotFound(r.GVR.GroupResource(), name)
+	err.ErrStatus.Message = "the server could not find the requested resource"
+	err.ErrStatus.Details = nil
+	return err
+}
+
+// write describes a write request beside its object.
+type write struct {
+	// manager is the field manager's name.
+	manager string
+	// unconditional: a patch or an apply, whose object carries the stored
+	// resourceVersion unless the client set one.
+	unconditional bool
+	// managed: the managed fields are computed already (an apply).
+	managed bool
+	// roundTrip is the stored object as JSON when obj was decoded from
+	// JSON (a patch): the no-op check compares like with like.
+	roundTrip []byte
+}
+
+func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (runtime.Object, error) {
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if om.GetName() == "" && om.GetGenerateName() != "" {
+		m.names++
+		om.SetName(fmt.Sprintf("%s%05d", om.GetGenerateName(), m.names))
+	}
+	if om.GetName() == "" {
+		return nil, apierrors.NewInvalid(r.GVK.GroupKind(), "", field.ErrorList{
+			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	}
+	if r.Namespaced {
+		om.SetNamespace(ns)
+	}
+	if om.GetResourceVersion() != "" && !w.managed {
+		return nil, apierrors.NewInternalError(errors.New("resourceVersion should not be set on objects to be created"))
+	}
+	if _, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
+		return nil, apierrors.NewAlreadyExists(r.GVR.GroupResource(), om.GetName())
+	}
+	// rest.FillObjectMetaSystemFields, then the strategy's PrepareForCreate.
+	m.uids++
+	om.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", m.uids)))
+	om.SetCreationTimestamp(m.now())
+	om.SetDeletionTimestamp(nil)
+	om.SetDeletionGracePeriodSeconds(nil)
+	s := r.strategy()
+	if r.Status && !s.keepStatusOnCreate {
+		clearPart(obj, "status")
+	}
+	if s.generation != genNone {
+		om.SetGeneration(1)
+	}
+	if s.onCreate != nil {
+		s.onCreate(obj)
+	}
+	if r.Fields != nil && !w.managed {
+		empty, err := r.New()
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if obj, err = r.Fields.Update(empty, obj, w.manager); err != nil {
+			return nil, err
+		}
+		om, _ = meta.Accessor(obj)
+	}
+	om.SetResourceVersion(m.next())
+	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
+		return nil, err
+	}
+	return obj.DeepCopyObject(), nil
+}
+
+// update stores obj over the stored object: the registry's update path
+// (resourceVersion precondition, rest.BeforeUpdate with the resource's
+// strategy or status strategy, the etcd3 store's no-op check, deletion
+// once the last finalizer of a deleted object is gone).
+func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write) (runtime.Object, bool, error) {
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, false, apierrors.NewBadRequest(err.Error())
+	}
+	old, err := r.Store.Get(r.GVR, ns, om.GetName())
+	if err != nil {
+		return nil, false, err
+	}
+	oldMeta, _ := meta.Accessor(old)
+	switch rv := om.GetResourceVersion(); {
+	case rv == "" && !w.unconditional && r.Custom:
+		// The custom resource strategy does not allow unconditional updates.
+		return nil, false, apierrors.NewInvalid(schema.GroupKind{Group: r.GVR.Group, Kind: r.GVR.Resource}, om.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
+	case rv != "" && rv != oldMeta.GetResourceVersion():
+		return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), om.GetName(),
+			errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	if uid := om.GetUID(); uid != "" && uid != oldMeta.GetUID() {
+		return nil, false, apierrors.NewInvalid(r.GVK.GroupKind(), om.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")})
+	}
+	if r.Namespaced {
+		om.SetNamespace(ns)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
+	if r.Fields != nil && !w.managed {
+		if obj, err = r.Fields.Update(old, obj, w.manager); err != nil {
+			return nil, false, err
+		}
+		om, _ = meta.Accessor(obj)
+	}
+	m.prepareForUpdate(r, sub, obj, old)
+	om.SetResourceVersion(oldMeta.GetResourceVersion())
+	if equal(obj, old) || w.roundTrip != nil && equal(obj, decode(r, old, w.roundTrip)) {
+		return old, false, nil
+	}
+	// An update that removes the last finalizer of an object being
+	// deleted deletes it (registry.ShouldDeleteDuringUpdate).
+	if len(om.GetFinalizers()) == 0 && oldMeta.GetDeletionTimestamp() != nil &&
+		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) {
+		if err := r.Store.Delete(r.GVR, ns, om.GetName()); err != nil {
+			return nil, false, err
+		}
+		m.next()
+		return obj, true, nil
+	}
+	om.SetResourceVersion(m.next())
+	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
+		return nil, false, err
+	}
+	return obj.DeepCopyObject(), true, nil
+}
+
+// prepareForUpdate is rest.BeforeUpdate with the resource's strategy (sub
+// "") or status strategy (sub "status").
+func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Object) {
+	om, _ := meta.Accessor(obj)
+	oldMeta, _ := meta.Accessor(old)
+	om.SetGeneration(oldMeta.GetGeneration())
+	s := r.strategy()
+	if sub == "status" {
+		switch s.statusMeta {
+		case resetAllMeta:
+			managed := om.GetManagedFields()
+			status := obj.DeepCopyObject()
+			copyAll(obj, old)
+			copyPart(obj, status, "status")
+			om.SetManagedFields(managed)
+		default:
+			copyPart(obj, old, "spec")
+			switch s.statusMeta {
+			case resetLabels:
+				om.SetLabels(oldMeta.GetLabels())
+			case resetOwners:
+				om.SetOwnerReferences(oldMeta.GetOwnerReferences())
+			}
+		}
+	} else {
+		if r.Status {
+			copyPart(obj, old, "status")
+		}
+		bump := false
+		switch s.generation {
+		case genSpec:
+			bump = changedParts(old, obj, []string{"spec"})
+		case genSpecOrAnnotations:
+			bump = changedParts(old, obj, []string{"spec"}) || !equality.Semantic.DeepEqual(om.GetAnnotations(), oldMeta.GetAnnotations())
+		case genTemplate:
+			bump = changedParts(old, obj, []string{"template"})
+		case genNonMetadata:
+			bump = changedParts(old, obj, nil)
+		}
+		if bump {
+			om.SetGeneration(oldMeta.GetGeneration() + 1)
+		}
+	}
+	// What only the server sets.
+	if om.GetUID() == "" {
+		om.SetUID(oldMeta.GetUID())
+	}
+	if ts := oldMeta.GetCreationTimestamp(); !ts.IsZero() {
+		om.SetCreationTimestamp(ts)
+	}
+	if oldMeta.GetDeletionTimestamp() != nil {
+		om.SetDeletionTimestamp(oldMeta.GetDeletionTimestamp())
+	} else {
+		om.SetDeletionTimestamp(nil)
+	}
+	if oldMeta.GetDeletionGracePeriodSeconds() != nil && om.GetDeletionGracePeriodSeconds() == nil {
+		om.SetDeletionGracePeriodSeconds(oldMeta.GetDeletionGracePeriodSeconds())
+	}
+}
+
+// copyAll makes to a copy of from (both of one type).
+func copyAll(to, from runtime.Object) {
+	if ut, ok := to.(*unstructured.Unstructured); ok {
+		ut.Object = from.(*unstructured.Unstructured).DeepCopy().Object
+		return
+	}
+	reflect.ValueOf(to).Elem().Set(reflect.ValueOf(from.DeepCopyObject()).Elem())
+}
+
+// equal is the etcd3 store's no-op check: the object that would be stored
+// encodes as the stored one does.
+func equal(obj, old runtime.Object) bool {
+	return equality.Semantic.DeepEqual(obj, old)
+}
+
+// decode returns data decoded into a new object of old's type, or old
+// when it cannot: the stored object as a patch sees it (JSON keeps
+// timestamps to the second, as the server stores them).
+func decode(r *Resource, old runtime.Object, data []byte) runtime.Object {
+	obj, err := r.New()
+	if err != nil || json.Unmarshal(data, obj) != nil {
+		return old
+	}
+	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
+	return obj
+}
+
+func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
+	old, err := r.Store.Get(r.GVR, ns, a.GetName())
+	if err != nil {
+		return nil, false, err
+	}
+	original, err := json.Marshal(old)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	var patched []byte
+	switch a.GetPatchType() {
+	case types.JSONPatchType:
+		p, err := jsonpatch.DecodePatch(a.GetPatch())
+		if err != nil {
+			return nil, false, apierrors.NewBadRequest(err.Error())
+		}
+		if patched, err = p.Apply(original); err != nil {
+			return nil, false, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "patch", r.GVR.GroupResource(), a.GetName(), err.Error(), 0, false)
+		}
+	case types.MergePatchType:
+		if patched, err = jsonpatch.MergePatch(original, a.GetPatch()); err != nil {
+			return nil, false, apierrors.NewBadRequest(err.Error())
+		}
+	case types.StrategicMergePatchType:
+		if r.Custom {
+			return nil, false, unsupportedPatch(a.GetPatchType())
+		}
+		schemaObj, err := r.New()
+		if err != nil {
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		if patched, err = strategicpatch.StrategicMergePatch(original, a.GetPatch(), schemaObj); err != nil {
+			return nil, false, apierrors.NewBadRequest(err.Error())
+		}
+	default:
+		return nil, false, unsupportedPatch(a.GetPatchType())
+	}
+	obj, err := r.New()
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	if err := json.Unmarshal(patched, obj); err != nil {
+		return nil, false, apierrors.NewBadRequest(err.Error())
+	}
+	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
+	return m.update(r, ns, sub, obj, write{manager: a.PatchOptions.FieldManager, unconditional: true, roundTrip: original})
+}
+
+func unsupportedPatch(pt types.PatchType) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure,
+		Code:   http.StatusUnsupportedMediaType,
+		Reason: metav1.StatusReasonUnsupportedMediaType,
+		Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s",
+			types.JSONPatchType, types.MergePatchType, types.ApplyYAMLPatchType),
+	}}
+}
+
+func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
+	if r.Fields == nil {
+		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs managed fields: register its clientset with fixture.FieldManaged (the kubernetes clientset: fixture.WithClientset(fixture.KubeFieldManaged))", r.GVR.Resource))
+	}
+	config := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(a.GetPatch(), &config.Object); err != nil {
+		return nil, false, apierrors.NewBadRequest(err.Error())
+	}
+	config.SetName(a.GetName())
+	force := a.PatchOptions.Force != nil && *a.PatchOptions.Force
+	live, err := r.Store.Get(r.GVR, ns, a.GetName())
+	exists := err == nil
+	if apierrors.IsNotFound(err) {
+		if sub != "" {
+			return nil, false, err
+		}
+		if live, err = r.New(); err != nil {
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		live.GetObjectKind().SetGroupVersionKind(r.GVK)
+	} else if err != nil {
+		return nil, false, err
+	}
+	applied, err := r.Fields.Apply(live, config, a.PatchOptions.FieldManager, force)
+	if err != nil {
+		return nil, false, err
+	}
+	if !exists {
+		obj, err := m.create(r, ns, applied, write{managed: true})
+		return obj, err == nil, err
+	}
+	am, _ := meta.Accessor(applied)
+	lm, _ := meta.Accessor(live)
+	am.SetResourceVersion(lm.GetResourceVersion())
+	// The field manager has recorded the apply already.
+	return m.update(r, ns, sub, applied, write{unconditional: true, managed: true})
+}
+
+func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) (runtime.Object, bool, error) {
+	old, err := r.Store.Get(r.GVR, ns, name)
+	if err != nil {
+		return nil, false, err
+	}
+	obj := old.DeepCopyObject()
+	om, _ := meta.Accessor(obj)
+	if p := opts.Preconditions; p != nil {
+		if p.UID != nil && *p.UID != om.GetUID() {
+			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, om.GetUID()))
+		}
+		if p.ResourceVersion != nil && *p.ResourceVersion != om.GetResourceVersion() {
+			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
+		}
+	}
+	// Already being deleted: the delete changes nothing (a shorter grace
+	// period aside, which the model does not track).
+	if om.GetDeletionTimestamp() != nil && (len(om.GetFinalizers()) > 0 ||
+		om.GetDeletionGracePeriodSeconds() != nil && *om.GetDeletionGracePeriodSeconds() > 0) {
+		return old, false, nil
+	}
+	// Graceful deletion: pods on a node that have not finished.
+	if period := gracePeriod(obj, opts); period > 0 {
+		ts := metav1.NewTime(m.now().Add(time.Duration(period) * time.Second))
+		om.SetDeletionTimestamp(&ts)
+		om.SetDeletionGracePeriodSeconds(&period)
+		if g := om.GetGeneration(); g > 0 {
+			om.SetGeneration(g + 1)
+		}
+		setGCFinalizers(om, opts)
+		om.SetResourceVersion(m.next())
+		if err := r.Store.Update(r.GVR, obj, ns); err != nil {
+			return nil, false, err
+		}
+		return obj.DeepCopyObject(), true, nil
+	}
+	setGCFinalizers(om, opts)
+	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
+		if om.GetDeletionTimestamp() == nil {
+			if g := om.GetGeneration(); g > 0 {
+				om.SetGeneration(g + 1)
+			}
+			ts := m.now()
+			om.SetDeletionTimestamp(&ts)
+		}
+		zero := int64(0)
+		om.SetDeletionGracePeriodSeconds(&zero)
+		om.SetResourceVersion(m.next())
+		if err := r.Store.Update(r.GVR, obj, ns); err != nil {
+			return nil, false, err
+		}
+		return obj.DeepCopyObject(), true, nil
+	}
+	if err := r.Store.Delete(r.GVR, ns, name); err != nil {
+		return nil, false, err
+	}
+	m.next()
+	return old, true, nil
+}
+
+// gracePeriod is the Pod strategy's CheckGracefulDelete: a pod bound to a
+// node that has not finished gets the grace period the request or its
+// spec gives; other pods and other resources are deleted at once.
+func gracePeriod(obj runtime.Object, opts metav1.DeleteOptions) int64 {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return 0
+	}
+	var period int64
+	switch {
+	case opts.GracePeriodSeconds != nil:
+		period = *opts.GracePeriodSeconds
+	case pod.Spec.TerminationGracePeriodSeconds != nil:
+		period = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
+}
+
+// setGCFinalizers adds or removes the garbage collector's finalizers as
+// the delete's propagation policy asks (the registry's
+// deletionFinalizersForGarbageCollection).
+func setGCFinalizers(om metav1.Object, opts metav1.DeleteOptions) {
+	var want string
+	switch {
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationOrphan,
+		opts.PropagationPolicy == nil && opts.OrphanDependents != nil && *opts.OrphanDependents:
+		want = metav1.FinalizerOrphanDependents
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationForeground:
+		want = metav1.FinalizerDeleteDependents
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationBackground,
+		opts.PropagationPolicy == nil && opts.OrphanDependents != nil && !*opts.OrphanDependents:
+	default:
+		return // the object's own finalizers decide
+	}
+	var out []string
+	for _, f := range om.GetFinalizers() {
+		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
+			out = append(out, f)
+		}
+	}
+	if want != "" {
+		out = append(out, want)
+	}
+	om.SetFinalizers(out)
+}
+
+func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteCollectionActionImpl) (runtime.Object, bool, error) {
+	list, err := r.Store.List(r.GVR, r.GVK, ns)
+	if err != nil {
+		return nil, false, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	restr := a.GetListRestrictions()
+	sel, fsel := restr.Labels, restr.Fields
+	if sel == nil {
+		sel = labels.Everything()
+	}
+	if fsel == nil {
+		fsel = fields.Everything()
+	}
+	changed := false
+	for _, item := range items {
+		im, err := meta.Accessor(item)
+		if err != nil {
+			continue
+		}
+		fs := fields.Set{"metadata.name": im.GetName()}
+		if r.Namespaced {
+			fs["metadata.namespace"] = im.GetNamespace()
+		}
+		if !sel.Matches(labels.Set(im.GetLabels())) || !fsel.Matches(fs) {
+			continue
+		}
+		_, c, err := m.delete(r, im.GetNamespace(), im.GetName(), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, changed, err
+		}
+		changed = changed || c
+	}
+	return nil, changed, nil
+}

@@ -1,0 +1,315 @@
+package apiserver
+
+import (
+	"reflect"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// generation says when a resource's metadata.generation changes, as its
+// registry strategy's PrepareForCreate and PrepareForUpdate say.
+type generation int
+
+const (
+	// genNone: the strategy never sets it; a create keeps what the client
+	// sent and an update keeps the stored value (rest.BeforeUpdate).
+	genNone generation = iota
+	// genSpec: 1 on create, +1 when the spec changes.
+	genSpec
+	// genSpecOrAnnotations: as genSpec, and +1 when the annotations change
+	// (Deployments: annotations are copied to their ReplicaSets).
+	genSpecOrAnnotations
+	// genTemplate: as genSpec for PodTemplates, whose spec is .template.
+	genTemplate
+	// genCreateOnly: 1 on create, never bumped (the spec is immutable).
+	genCreateOnly
+	// genNonMetadata: 1 on create, +1 when anything outside metadata
+	// changes (status too unless the resource has a status subresource):
+	// custom resources and endpoint slices.
+	genNonMetadata
+)
+
+// statusMeta says which metadata an update of the status subresource resets
+// to the stored values, beside the spec (every strategy resets the spec).
+type statusMeta int
+
+const (
+	// keepMeta: labels, annotations, finalizers and owner references sent
+	// to /status are stored (most built-in types: their status strategy
+	// resets only the spec).
+	keepMeta statusMeta = iota
+	// resetLabels: Deployments reset the spec and the labels.
+	resetLabels
+	// resetOwners: Pods reset the spec and the owner references.
+	resetOwners
+	// resetAllMeta: custom resources keep only the status (and managed
+	// fields) of a /status write.
+	resetAllMeta
+)
+
+// strategy is what the model knows of one resource's registry strategy.
+type strategy struct {
+	generation generation
+	statusMeta statusMeta
+	// keepStatusOnCreate: the create strategy does not reset the status
+	// (Nodes).
+	keepStatusOnCreate bool
+	// onCreate applies the strategy's other changes on create (a Pod's
+	// phase and QoS class, a Job's selector, a Namespace's finalizer).
+	onCreate func(obj runtime.Object)
+}
+
+// builtin are the strategies of kube-apiserver v1.37's registry
+// (k8s.io/kubernetes/pkg/registry/<group>/<resource>/strategy.go) for the
+// resources whose generation or status rules differ from the default: no
+// generation, a /status write that resets only the spec. Every built-in
+// resource that tracks metadata.generation is listed.
+var builtin = map[schema.GroupResource]strategy{
+	{Group: "apps", Resource: "deployments"}:                                         {generation: genSpecOrAnnotations, statusMeta: resetLabels},
+	{Group: "apps", Resource: "replicasets"}:                                         {generation: genSpec},
+	{Group: "apps", Resource: "statefulsets"}:                                        {generation: genSpec},
+	{Group: "apps", Resource: "daemonsets"}:                                          {generation: genSpec},
+	{Group: "batch", Resource: "jobs"}:                                               {generation: genSpec, onCreate: jobCreate},
+	{Group: "batch", Resource: "cronjobs"}:                                           {generation: genSpec},
+	{Group: "", Resource: "pods"}:                                                    {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
+	{Group: "", Resource: "podtemplates"}:                                            {generation: genTemplate},
+	{Group: "", Resource: "replicationcontrollers"}:                                  {generation: genSpec},
+	{Group: "", Resource: "namespaces"}:                                              {onCreate: namespaceCreate},
+	{Group: "", Resource: "nodes"}:                                                   {keepStatusOnCreate: true},
+	{Group: "networking.k8s.io", Resource: "ingresses"}:                              {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "ingressclasses"}:                         {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "networkpolicies"}:                        {generation: genSpec},
+	{Group: "policy", Resource: "poddisruptionbudgets"}:                              {generation: genSpec},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                     {generation: genSpec},
+	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:                        {generation: genCreateOnly},
+	{Group: "discovery.k8s.io", Resource: "endpointslices"}:                          {generation: genNonMetadata},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}: {generation: genSpec, statusMeta: resetAllMeta},
+}
+
+// customStrategy is the strategy of every custom resource
+// (k8s.io/apiextensions-apiserver/pkg/registry/customresource).
+var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMeta}
+
+// parts splits an object into its top-level fields other than the type
+// and object metadata: "spec", "status", "data", ... by JSON name for
+// unstructured objects, by Go field name for typed ones. Values are only
+// compared, never changed.
+func parts(obj runtime.Object) map[string]any {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		out := make(map[string]any, len(u.Object))
+		for k, v := range u.Object {
+			if k != "metadata" && k != "apiVersion" && k != "kind" {
+				out[lower(k)] = v
+			}
+		}
+		return out
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	v = v.Elem()
+	out := make(map[string]any, v.NumField())
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !f.IsExported() || f.Name == "TypeMeta" || f.Name == "ObjectMeta" {
+			continue
+		}
+		out[lower(f.Name)] = v.Field(i).Interface()
+	}
+	return out
+}
+
+func lower(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]+'a'-'A') + s[1:]
+}
+
+// changedParts reports whether any of the named parts differ (all parts
+// but the excluded ones when names is nil).
+func changedParts(old, obj runtime.Object, names []string, exclude ...string) bool {
+	po, pn := parts(old), parts(obj)
+	if names == nil {
+		for k := range pn {
+			names = append(names, k)
+		}
+		for k := range po {
+			if _, ok := pn[k]; !ok {
+				names = append(names, k)
+			}
+		}
+	}
+	for _, n := range names {
+		skip := false
+		for _, e := range exclude {
+			skip = skip || n == e
+		}
+		if !skip && !equality.Semantic.DeepEqual(po[n], pn[n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// structField returns the settable top-level field of obj with the given JSON
+// name ("spec", "status") of a typed object.
+func structField(obj runtime.Object, name string) (reflect.Value, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	f := v.Elem().FieldByName(string(name[0]-'a'+'A') + name[1:])
+	return f, f.IsValid() && f.CanSet()
+}
+
+// hasPart reports whether obj's type has the top-level field name.
+func hasPart(obj runtime.Object, name string) bool {
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return true
+	}
+	_, ok := structField(obj, name)
+	return ok
+}
+
+// copyPart sets to's part name to from's (both of one type).
+func copyPart(to, from runtime.Object, name string) {
+	if ut, ok := to.(*unstructured.Unstructured); ok {
+		uf := from.(*unstructured.Unstructured)
+		if v, ok := uf.Object[name]; ok {
+			ut.Object[name] = runtime.DeepCopyJSONValue(v)
+		} else {
+			delete(ut.Object, name)
+		}
+		return
+	}
+	t, ok1 := structField(to, name)
+	f, ok2 := structField(from, name)
+	if ok1 && ok2 && t.Type() == f.Type() {
+		t.Set(f)
+	}
+}
+
+// clearPart sets obj's part name to its zero value.
+func clearPart(obj runtime.Object, name string) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		delete(u.Object, name)
+		return
+	}
+	if f, ok := structField(obj, name); ok {
+		f.Set(reflect.Zero(f.Type()))
+	}
+}
+
+// podCreate is the Pod strategy's PrepareForCreate: the status starts
+// Pending with the pod's QoS class.
+func podCreate(obj runtime.Object) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+}
+
+// qosClass computes a pod's QoS class as kube-apiserver does
+// (k8s.io/kubernetes/pkg/apis/core/helper/qos): BestEffort when no
+// container requests or limits CPU or memory, Guaranteed when every
+// container limits both and requests what it limits, Burstable otherwise.
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
+	if pod.Spec.Resources != nil { // pod-level resources decide
+		return qosOf([]corev1.ResourceRequirements{*pod.Spec.Resources})
+	}
+	var reqs []corev1.ResourceRequirements
+	for _, c := range pod.Spec.InitContainers {
+		reqs = append(reqs, c.Resources)
+	}
+	for _, c := range pod.Spec.Containers {
+		reqs = append(reqs, c.Resources)
+	}
+	return qosOf(reqs)
+}
+
+func qosOf(reqs []corev1.ResourceRequirements) corev1.PodQOSClass {
+	compute := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	any, guaranteed := false, true
+	for _, r := range reqs {
+		for _, name := range compute {
+			req, hasReq := nonZero(r.Requests, name)
+			lim, hasLim := nonZero(r.Limits, name)
+			any = any || hasReq || hasLim
+			if !hasLim || hasReq && req.Cmp(lim) != 0 {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !any:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+func nonZero(l corev1.ResourceList, name corev1.ResourceName) (resource.Quantity, bool) {
+	q, ok := l[name]
+	return q, ok && !q.IsZero()
+}
+
+// jobCreate is the Job strategy's generateSelectorIfNeeded: unless the job
+// has a manual selector, its pod template gets the job-name and
+// controller-uid labels and its selector the controller-uid label.
+func jobCreate(obj runtime.Object) {
+	job, ok := obj.(*batchv1.Job)
+	if !ok || job.Spec.ManualSelector != nil && *job.Spec.ManualSelector {
+		return
+	}
+	if job.Spec.Template.Labels == nil {
+		job.Spec.Template.Labels = map[string]string{}
+	}
+	for _, l := range []string{"job-name", batchv1.JobNameLabel} {
+		if _, ok := job.Spec.Template.Labels[l]; !ok {
+			job.Spec.Template.Labels[l] = job.Name
+		}
+	}
+	for _, l := range []string{"controller-uid", batchv1.ControllerUidLabel} {
+		if _, ok := job.Spec.Template.Labels[l]; !ok {
+			job.Spec.Template.Labels[l] = string(job.UID)
+		}
+	}
+	if job.Spec.Selector == nil {
+		job.Spec.Selector = &metav1.LabelSelector{}
+	}
+	if job.Spec.Selector.MatchLabels == nil {
+		job.Spec.Selector.MatchLabels = map[string]string{}
+	}
+	if _, ok := job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !ok {
+		job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(job.UID)
+	}
+}
+
+// namespaceCreate is the Namespace strategy's PrepareForCreate: phase
+// Active and the kubernetes finalizer.
+func namespaceCreate(obj runtime.Object) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return
+	}
+	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+	for _, f := range ns.Spec.Finalizers {
+		if f == corev1.FinalizerKubernetes {
+			return
+		}
+	}
+	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+}
