@@ -7,7 +7,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
@@ -78,8 +77,9 @@ func TestConvergeShowsTheSteps(t *testing.T) {
 		t.Logf("%s", c)
 	})
 	t.Run("Broken StatusWriter", func(t *testing.T) {
-		f := fixture.New(t, fixture.WithClock(testingclock.NewFakeClock(now)), fixture.WithObjects(atGeneration(0)))
-		c := fixture.Converge(f, statusWriter(Broken)(f), "default/web", 5)
+		f := fixture.New(t, fixture.WithObjects(atGeneration(0)))
+		sw := NewStatusWriter(f.Kube(), f.KubeInformers().Apps().V1().Deployments(), &ticking{now: now}, Broken)
+		c := fixture.Converge(f, sw.Sync, "default/web", 5)
 		if c.Converged || !strings.Contains(c.String(), "did not converge after 5 step(s)") {
 			t.Errorf("the hot loop is not caught:\n%s", c)
 		}
