@@ -1,0 +1,80 @@
+package apiserver
+
+import (
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestQOSClass(t *testing.T) {
+	res := func(req, lim string) corev1.ResourceRequirements {
+		r := corev1.ResourceRequirements{}
+		if req != "" {
+			r.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(req), corev1.ResourceMemory: resource.MustParse(req)}
+		}
+		if lim != "" {
+			r.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(lim), corev1.ResourceMemory: resource.MustParse(lim)}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name       string
+		containers []corev1.ResourceRequirements
+		want       corev1.PodQOSClass
+	}{
+		{"nothing", []corev1.ResourceRequirements{{}}, corev1.PodQOSBestEffort},
+		{"requests only", []corev1.ResourceRequirements{res("1", "")}, corev1.PodQOSBurstable},
+		{"limits equal requests", []corev1.ResourceRequirements{res("1", "1")}, corev1.PodQOSGuaranteed},
+		{"limits only (requests default to them)", []corev1.ResourceRequirements{res("", "1")}, corev1.PodQOSGuaranteed},
+		{"limits above requests", []corev1.ResourceRequirements{res("1", "2")}, corev1.PodQOSBurstable},
+		{"one container without", []corev1.ResourceRequirements{res("1", "1"), {}}, corev1.PodQOSBurstable},
+	} {
+		pod := &corev1.Pod{}
+		for _, c := range tc.containers {
+			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Resources: c})
+		}
+		if got := qosClass(pod); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCreateStrategies(t *testing.T) {
+	pod := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Message: "set by the client"}}
+	podCreate(pod)
+	if pod.Status.Phase != corev1.PodPending || pod.Status.Message != "" || pod.Status.QOSClass != corev1.PodQOSBestEffort {
+		t.Errorf("pod status on create: %+v", pod.Status)
+	}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", UID: "u"}}
+	jobCreate(job)
+	if job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] != "u" || job.Spec.Template.Labels["job-name"] != "j" ||
+		job.Spec.Template.Labels[batchv1.JobNameLabel] != "j" || job.Spec.Template.Labels["controller-uid"] != "u" {
+		t.Errorf("job selector and labels: %+v %+v", job.Spec.Selector, job.Spec.Template.Labels)
+	}
+	manual := &batchv1.Job{Spec: batchv1.JobSpec{ManualSelector: func() *bool { b := true; return &b }()}}
+	jobCreate(manual)
+	if manual.Spec.Selector != nil {
+		t.Errorf("a manual selector was changed: %+v", manual.Spec.Selector)
+	}
+	ns := &corev1.Namespace{}
+	namespaceCreate(ns)
+	namespaceCreate(ns)
+	if ns.Status.Phase != corev1.NamespaceActive || len(ns.Spec.Finalizers) != 1 || ns.Spec.Finalizers[0] != corev1.FinalizerKubernetes {
+		t.Errorf("namespace on create: %+v", ns)
+	}
+}
+
+func TestSeedUID(t *testing.T) {
+	gk := schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	a, b := SeedUID(gk, "default", "web"), SeedUID(gk, "default", "web")
+	if a != b || a == SeedUID(gk, "other", "web") || a == SeedUID(schema.GroupKind{Kind: "Deployment"}, "default", "web") {
+		t.Errorf("SeedUID is not a function of kind, namespace and name: %s %s", a, b)
+	}
+	if len(a) != 36 || a[14] != '4' {
+		t.Errorf("SeedUID %q is not laid out as the server's uids", a)
+	}
+}
