@@ -30,9 +30,9 @@ const (
 // fails once, logs an error and waits for a retry. Correct makes the second
 // write from the object the first write returned.
 //
-// client-go's fake clientset does not check resourceVersions: both variants
-// pass there. fixture.WithFidelity(fixture.ResourceVersions) reveals the
-// conflict.
+// client-go's bare fake clientset does not check resourceVersions: both
+// variants pass there (fixture.WithBareFakes). The fixture's API server
+// model, on by default, reveals the conflict.
 type Adopter struct {
 	client  kubernetes.Interface
 	lister  appslisters.DeploymentLister

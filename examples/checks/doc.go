@@ -8,8 +8,8 @@
 // type's documentation and marked "BUG (Broken)" in the code.
 //
 //	controller       bug of the Broken variant               caught by
-//	StatusWriter     writes its status on every sync         the idempotency check
-//	                 (a hot loop)                            (on by default in table rows;
+//	StatusWriter     stamps a new time in its status on      the idempotency check
+//	                 every sync (a hot loop)                 (on by default in table rows;
 //	                                                          fixture.CheckIdempotent)
 //	Labeler          logs a failed update and returns nil    the fault sweep
 //	                 (the key is never retried)              (Table.Sweep, Table.FaultSweep)
@@ -17,8 +17,8 @@
 //	                 returned (the shared informer cache)    (on by default in fixture.Sync)
 //	ReplicaSetOwner  its ReplicaSet handler forgets updates  an informer-mode test of the
 //	                 (the owner is not synced again)         handlers (fixture.AwaitEnqueued)
-//	Adopter          writes twice from one copy (a stale     fixture.WithFidelity(
-//	                 resourceVersion on the second write)    fixture.ResourceVersions)
+//	Adopter          writes twice from one copy (a stale     the API server model (on by
+//	                 resourceVersion on the second write)    default): a Conflict
 //
 // A sixth controller, Exporter, has no broken variant: it needs two syncs to
 // settle a new Deployment, and its test follows it to the end with
