@@ -31,7 +31,8 @@ import (
 
 // Store is where the model keeps one resource's objects: client-go's
 // ObjectTracker (its simple tracker), whose watchers feed informers. The
-// model stores exactly what it computed: the store must not change it.
+// store must keep copies of what it is given and return copies: the model
+// hands the objects it stored to the client.
 type Store interface {
 	Get(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.GetOptions) (runtime.Object, error)
 	List(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts ...metav1.ListOptions) (runtime.Object, error)
@@ -275,7 +276,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
 		return nil, err
 	}
-	return obj.DeepCopyObject(), nil
+	return obj, nil // the store keeps a copy of its own
 }
 
 // update stores obj over the stored object: the registry's update path
@@ -334,7 +335,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
 		return nil, false, err
 	}
-	return obj.DeepCopyObject(), true, nil
+	return obj, true, nil
 }
 
 // prepareForUpdate is rest.BeforeUpdate with the resource's strategy (sub
@@ -355,6 +356,7 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 		default:
 			copyPart(obj, old, "spec")
 			switch s.statusMeta {
+			case keepMeta:
 			case resetLabels:
 				om.SetLabels(oldMeta.GetLabels())
 			case resetOwners:
@@ -554,7 +556,7 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		if err := r.Store.Update(r.GVR, obj, ns); err != nil {
 			return nil, false, err
 		}
-		return obj.DeepCopyObject(), true, nil
+		return obj, true, nil
 	}
 	setGCFinalizers(om, opts)
 	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
@@ -571,7 +573,7 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		if err := r.Store.Update(r.GVR, obj, ns); err != nil {
 			return nil, false, err
 		}
-		return obj.DeepCopyObject(), true, nil
+		return obj, true, nil
 	}
 	if err := r.Store.Delete(r.GVR, ns, name); err != nil {
 		return nil, false, err
@@ -608,15 +610,17 @@ func gracePeriod(obj runtime.Object, opts metav1.DeleteOptions) int64 {
 // the delete's propagation policy asks (the registry's
 // deletionFinalizersForGarbageCollection).
 func setGCFinalizers(om metav1.Object, opts metav1.DeleteOptions) {
+	//lint:ignore SA1019 the server still honours orphanDependents
+	orphan := opts.OrphanDependents
 	var want string
 	switch {
 	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationOrphan,
-		opts.PropagationPolicy == nil && opts.OrphanDependents != nil && *opts.OrphanDependents:
+		opts.PropagationPolicy == nil && orphan != nil && *orphan:
 		want = metav1.FinalizerOrphanDependents
 	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationForeground:
 		want = metav1.FinalizerDeleteDependents
 	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationBackground,
-		opts.PropagationPolicy == nil && opts.OrphanDependents != nil && !*opts.OrphanDependents:
+		opts.PropagationPolicy == nil && orphan != nil && !*orphan:
 	default:
 		return // the object's own finalizers decide
 	}

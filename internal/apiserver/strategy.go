@@ -173,15 +173,6 @@ func structField(obj runtime.Object, name string) (reflect.Value, bool) {
 	return f, f.IsValid() && f.CanSet()
 }
 
-// hasPart reports whether obj's type has the top-level field name.
-func hasPart(obj runtime.Object, name string) bool {
-	if _, ok := obj.(*unstructured.Unstructured); ok {
-		return true
-	}
-	_, ok := structField(obj, name)
-	return ok
-}
-
 // copyPart sets to's part name to from's (both of one type).
 func copyPart(to, from runtime.Object, name string) {
 	if ut, ok := to.(*unstructured.Unstructured); ok {
