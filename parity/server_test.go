@@ -56,7 +56,7 @@ func TestServerStartsAndStops(t *testing.T) {
 	}
 	pids := []int{}
 	for _, p := range s.procs {
-		pids = append(pids, p.Process.Pid)
+		pids = append(pids, p.cmd.Process.Pid)
 	}
 	dir := s.dir
 	if err := s.Stop(); err != nil {
@@ -153,7 +153,7 @@ func TestServerDiesWithTheTestBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range s.procs {
-			fmt.Println("pid", p.Process.Pid)
+			fmt.Println("pid", p.cmd.Process.Pid)
 		}
 		fmt.Println("ready")
 		select {} // until killed
