@@ -68,8 +68,8 @@ bench:
 
 ## parity: run the example tables on client-go's fakes and on a real API
 ## server, and print each row's parity report. Builds kube-apiserver and
-## links etcd on first use (hack/parity-binaries.sh; minutes, then cached in
-## .cache/parity). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
+## etcd from the Go module proxy on first use (hack/parity-binaries.sh;
+## minutes, then cached in .cache/parity; nothing is installed). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
 ## cluster instead and builds nothing.
 PARITY_REPORT ?= $(CURDIR)/.cache/parity/report.txt
 parity:

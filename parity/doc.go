@@ -23,7 +23,10 @@
 // Main from TestMain to share one server, with CRDs installed once, across
 // a test binary; Shared gives it to each test, or skips the test when
 // there is no server. The processes die with the test binary, however it
-// ends.
+// ends; their files (in $TMPDIR/ctrltest-parity-*, owner-only) go with
+// Stop, with SIGINT or SIGTERM during Main, and otherwise with the next
+// Start once their test binary is gone. A process that exits fails Start
+// (or Shared, later) at once, with its last log lines.
 //
 // Rows with reactors are skipped: reactors act on the fakes only. The
 // sync's enqueued keys are not compared (on the server, informers enqueue

@@ -200,6 +200,10 @@ func Main(m *testing.M, crdFiles ...string) int {
 			return 1
 		}
 	}
+	if shared != nil {
+		// ^C or a CI's SIGTERM: remove the server's files on the way out.
+		defer stopOnSignal(shared)()
+	}
 	code := m.Run()
 	if shared != nil {
 		if err := shared.Stop(); err != nil {
@@ -210,10 +214,14 @@ func Main(m *testing.M, crdFiles ...string) int {
 }
 
 // Shared returns the server Main started, or skips t when there is none.
+// It fails t when a process of the server has exited (see Server.Err).
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	if shared == nil {
 		t.Skip(errShared)
+	}
+	if err := shared.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return shared
 }

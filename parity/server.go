@@ -11,10 +11,9 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -32,19 +31,31 @@ type Server struct {
 	Config *rest.Config
 
 	dir   string
-	procs []*exec.Cmd
+	procs []*process
+	// anyExit receives the first process to exit.
+	anyExit chan *process
+
+	stopMu  sync.Mutex
+	stopped bool
 }
 
 // Start runs etcd and kube-apiserver from binDir (which holds both, see
 // hack/parity-binaries.sh) on free loopback ports, and waits until the
-// server is ready or ctx is done. Call Stop when done; the processes are
-// also killed if the calling process dies.
+// server is ready or ctx is done (at most a minute). A process that exits
+// meanwhile fails Start at once, with its last log lines. Call Stop when
+// done; the processes are also killed if the calling process dies.
+//
+// Their files (etcd's data, the service-account key, the admin token, the
+// logs) are in a directory of the temporary directory,
+// ctrltest-parity-*, readable by the owner only, which Stop removes. Start
+// first removes the directories of earlier runs whose process is gone (a
+// panic, go test's -timeout or SIGKILL ended them before Stop).
 func Start(ctx context.Context, binDir string) (s *Server, err error) {
-	dir, err := os.MkdirTemp("", "ctrltest-parity-")
+	dir, err := newRunDir()
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{dir: dir}
+	s = &Server{dir: dir, anyExit: make(chan *process, 1)}
 	defer func() {
 		if err != nil {
 			_ = s.Stop()
@@ -126,24 +137,13 @@ func (s *Server) ClientConfig(record func(actions.Action)) *rest.Config {
 	return Record(s.Config, nil, record, nil)
 }
 
-// run starts one process, its output in the server's directory. Pdeathsig
-// kills it when the test binary dies, however that happens.
+// run starts one process, its output in the server's directory.
 func (s *Server) run(path, logName string, args ...string) error {
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("parity: %v; build the binaries with hack/parity-binaries.sh", err)
-	}
-	out, err := os.Create(filepath.Join(s.dir, logName))
+	p, err := startProcess(path, filepath.Join(s.dir, logName), s.anyExit, args...)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		return err
-	}
-	s.procs = append(s.procs, cmd)
+	s.procs = append(s.procs, p)
 	return nil
 }
 
@@ -160,35 +160,56 @@ func (s *Server) waitReady(ctx context.Context) error {
 		if last == nil {
 			return nil
 		}
-		for _, p := range s.procs {
-			if p.ProcessState != nil {
-				return fmt.Errorf("parity: %s exited; see %s", p.Path, s.dir)
-			}
-		}
 		select {
+		case p := <-s.anyExit:
+			return p.exitError("before the server was ready")
 		case <-ctx.Done():
-			return fmt.Errorf("parity: kube-apiserver not ready (logs in %s): %v", s.dir, last)
+			msg := fmt.Sprintf("parity: kube-apiserver not ready: %v", last)
+			for _, p := range s.procs {
+				msg += "\n" + p.name + p.lastLines()
+			}
+			return errors.New(msg)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
-// Stop ends the server and etcd and removes their files.
-func (s *Server) Stop() error {
-	var errs []error
-	for i := len(s.procs) - 1; i >= 0; i-- {
-		p := s.procs[i]
-		_ = syscall.Kill(-p.Process.Pid, syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- p.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
-			<-done
+// Err returns an error, with its last log lines, when a process of the
+// server has exited; nil while the server runs, and for a server of
+// Connect.
+func (s *Server) Err() error {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	if s.stopped {
+		return nil
+	}
+	return s.exited()
+}
+
+// exited reports the first process of the server that has exited.
+func (s *Server) exited() error {
+	for _, p := range s.procs {
+		if p.hasExited() {
+			return p.exitError("while the server was in use")
 		}
 	}
-	s.procs = nil
+	return nil
+}
+
+// Stop ends the server and etcd and removes their files. It reports a
+// process that had exited before (with its last log lines). Later calls
+// do nothing.
+func (s *Server) Stop() error {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	if s.stopped {
+		return nil
+	}
+	s.stopped = true
+	errs := []error{s.exited()}
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		s.procs[i].stop(10 * time.Second)
+	}
 	if s.dir != "" {
 		errs = append(errs, os.RemoveAll(s.dir))
 	}

@@ -56,9 +56,16 @@ func TestServerStartsAndStops(t *testing.T) {
 	}
 	pids := []int{}
 	for _, p := range s.procs {
-		pids = append(pids, p.Process.Pid)
+		pids = append(pids, p.cmd.Process.Pid)
 	}
 	dir := s.dir
+	for name, want := range map[string]os.FileMode{".": 0o700 | os.ModeDir, "sa.key": 0o600, "tokens.csv": 0o600, "owner": 0o600, "etcd.log": 0o600, "kube-apiserver.log": 0o600} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the server's directory: %v", err)
+		} else if info.Mode() != want {
+			t.Errorf("%s in the server's directory has mode %v, want %v", name, info.Mode(), want)
+		}
+	}
 	if err := s.Stop(); err != nil {
 		t.Errorf("Stop: %v", err)
 	}
@@ -153,12 +160,14 @@ func TestServerDiesWithTheTestBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range s.procs {
-			fmt.Println("pid", p.Process.Pid)
+			fmt.Println("pid", p.cmd.Process.Pid)
 		}
+		fmt.Println("dir", s.dir)
 		fmt.Println("ready")
 		select {} // until killed
 	}
 	dir := binDir(t)
+	t.Setenv("TMPDIR", t.TempDir())
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestServerDiesWithTheTestBinary$", "-test.v")
 	cmd.Env = append(os.Environ(), "CTRLTEST_PARITY_CHILD=1", EnvBin+"="+dir)
 	out, err := cmd.StdoutPipe()
@@ -169,12 +178,16 @@ func TestServerDiesWithTheTestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pids []int
+	var runDir string
 	scanner := bufio.NewScanner(out)
 	for scanner.Scan() {
 		line := scanner.Text()
 		if n, ok := strings.CutPrefix(line, "pid "); ok {
 			pid, _ := strconv.Atoi(n)
 			pids = append(pids, pid)
+		}
+		if d, ok := strings.CutPrefix(line, "dir "); ok {
+			runDir = d
 		}
 		if line == "ready" {
 			break
@@ -198,6 +211,10 @@ func TestServerDiesWithTheTestBinary(t *testing.T) {
 			t.Errorf("process %d outlived the test binary that started it", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+	// Its directory is left, for the next Start to remove.
+	if removed := sweepRunDirs(os.TempDir()); len(removed) != 1 || removed[0] != runDir {
+		t.Errorf("the next Start removed %v, want the killed run's %s", removed, runDir)
 	}
 }
 
