@@ -63,8 +63,11 @@ type Resource struct {
 	// New makes an empty object of the kind.
 	New func() (runtime.Object, error)
 	// Fields, when set, tracks managed fields and serves server-side
-	// apply; without it an apply is refused.
+	// apply.
 	Fields FieldManager
+	// Applier, when set and Fields is not, serves server-side apply only.
+	// Without either an apply is refused.
+	Applier FieldManager
 }
 
 func (r *Resource) strategy() strategy {
@@ -485,8 +488,12 @@ func unsupportedPatch(pt types.PatchType) error {
 }
 
 func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
-	if r.Fields == nil {
-		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs managed fields: register its clientset with fixture.FieldManaged (the kubernetes clientset: fixture.WithClientset(fixture.KubeFieldManaged))", r.GVR.Resource))
+	fm := r.Fields
+	if fm == nil {
+		fm = r.Applier
+	}
+	if fm == nil {
+		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ServerSideApply or fixture.FieldManaged (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
 	}
 	config := &unstructured.Unstructured{Object: map[string]any{}}
 	if err := yaml.Unmarshal(a.GetPatch(), &config.Object); err != nil {
@@ -507,7 +514,7 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 	} else if err != nil {
 		return nil, false, err
 	}
-	applied, err := r.Fields.Apply(live, config, a.PatchOptions.FieldManager, force)
+	applied, err := fm.Apply(live, config, a.PatchOptions.FieldManager, force)
 	if err != nil {
 		return nil, false, err
 	}
