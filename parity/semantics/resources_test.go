@@ -78,7 +78,7 @@ func objectMeta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "semantics"}}
 }
 
-func int64Values(i int) any  { return int64(i) }
+func int64Values(i int) any { return int64(i) }
 func stringValues(prefix string) func(int) any {
 	return func(i int) any { return fmt.Sprintf("%s%d", prefix, i) }
 }
