@@ -360,3 +360,17 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// summaryTable counts the divergences each Known entry accepted, in the
+// order of known, then the unknown ones.
+func summaryTable(divs []Divergence, known []Known, used []int) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  divergences\tknown reason")
+	for i, k := range known {
+		fmt.Fprintf(w, "  %d\t%s\n", used[i], k.Reason)
+	}
+	fmt.Fprintf(w, "  %d\t(unknown)\n", len(unknown(divs)))
+	_ = w.Flush()
+	return b.String()
+}

@@ -3,6 +3,7 @@ package semantics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -50,8 +51,9 @@ func TestSemantics(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("every divergence (%d, %d unknown):\n%s", len(all), len(unknown(all)), divergenceTable(all))
-	if err := appendReport(t.Name(), all); err != nil {
+	summary := summaryTable(all, known, used)
+	t.Logf("every divergence (%d, %d unknown):\n%s\n%s", len(all), len(unknown(all)), divergenceTable(all), summary)
+	if err := appendReport(t.Name(), all, summary); err != nil {
 		t.Errorf("semantics: writing the report: %v", err)
 	}
 	if ran < total { // a -run filter, or a sequence that stopped early
@@ -106,9 +108,10 @@ func validateKnown(known []Known) error {
 	return errors.Join(errs...)
 }
 
-// appendReport adds the divergences to the file $CTRLTEST_PARITY_REPORT
-// names, if any: make parity prints it after the tests.
-func appendReport(test string, divs []Divergence) error {
+// appendReport adds the summary and the unknown divergences to the file
+// $CTRLTEST_PARITY_REPORT names, if any: make parity prints it after the
+// tests.
+func appendReport(test string, divs []Divergence, summary string) error {
 	path := os.Getenv(parity.EnvReport)
 	if path == "" {
 		return nil
@@ -117,7 +120,12 @@ func appendReport(test string, divs []Divergence) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString("=== " + test + ": every divergence (-v shows every observation)\n" + divergenceTable(divs))
+	text := fmt.Sprintf("=== %s: %d divergence(s), %d unknown (go test -v ./semantics shows every observation and divergence)\n%s",
+		test, len(divs), len(unknown(divs)), summary)
+	if u := unknown(divs); len(u) > 0 {
+		text += "unknown divergences:\n" + divergenceTable(u)
+	}
+	_, err = f.WriteString(text)
 	return errors.Join(err, f.Close())
 }
 

@@ -155,7 +155,7 @@ func deletes(r *runner) {
 		r.meta(obj).SetFinalizers([]string{finalizer})
 		return c.create(ctx, obj)
 	})
-	r.step("delete", "obj", func() (runtime.Object, error) { return nil, c.delete(ctx, "obj", background) })
+	r.step("delete, finalizer pending", "obj", func() (runtime.Object, error) { return nil, c.delete(ctx, "obj", background) })
 	r.step("delete again", "obj", func() (runtime.Object, error) { return nil, c.delete(ctx, "obj", background) })
 	r.step("update labels while deleting", "obj", func() (runtime.Object, error) {
 		return r.updateRead("obj", c.update, func(u map[string]any) { r.set(u, []string{"metadata", "labels", "meta"}, "yes") })
