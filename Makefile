@@ -66,8 +66,8 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
 	$(GO) tool benchstat -col /impl .bench/new.txt
 
-## parity: run the example tables on client-go's fakes and on a real API
-## server, and print each row's parity report. Builds kube-apiserver and
+## parity: run the example tables and the semantics suite (parity/semantics)
+## on client-go's fakes and on a real API server, and print the reports. Builds kube-apiserver and
 ## links etcd on first use (hack/parity-binaries.sh; minutes, then cached in
 ## .cache/parity). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
 ## cluster instead and builds nothing.
