@@ -188,7 +188,9 @@ func deleteCollection(r *runner) {
 }
 
 // errNoDeleteCollection is the observation of a delete-collection on a
-// resource whose typed client has none (the server has none either).
+// resource whose typed client has none. (Every client here has one: the
+// Service interface lacks it, but its concrete client, as the fake's,
+// has it, and the server serves it.)
 var errNoDeleteCollection = errors.New("not sent: the typed client has no DeleteCollection")
 
 // runner runs a sequence's requests on one side and observes each.
