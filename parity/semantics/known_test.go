@@ -23,6 +23,12 @@ var fakesKnown = []Known{{
 	Sequence: "*/delete",
 	Reason:   "fakes: an object with finalizers is deleted at once (no deletionTimestamp); the requests after it find none",
 }, {
+	Sequence: "*/apply",
+	Reason:   "fakes: an apply cannot create (the object tracker applies as a strategic merge into the stored object); the requests after it find none",
+}, {
+	Sequence: "Pod/graceful",
+	Reason:   "fakes: no graceful deletion: a Pod bound to a node is deleted at once",
+}, {
 	Sequence: "*/stale",
 	Request:  "update spec from the read before the last update (stale)",
 	Field:    fieldError,
@@ -52,6 +58,11 @@ var fakesKnown = []Known{{
 	Request:  objectsRequest,
 	Field:    "* obj: metadata.*",
 	Reason:   "fakes: a write to /status writes labels and annotations (the server resets the labels, and a custom resource's annotations, or has no /status)",
+}, {
+	Sequence: "*/lifecycle",
+	Request:  objectsRequest,
+	Field:    "* obj: status*",
+	Reason:   "fakes: an update of the main resource writes the status (the server keeps the stored one)",
 }, {
 	Sequence: "Service/lifecycle",
 	Request:  objectsRequest,

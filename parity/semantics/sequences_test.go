@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,13 @@ type sequence struct {
 	// writesFields: the sequence writes the resource's spec and status
 	// fields (see resource.touched).
 	writesFields bool
+	// only names the resources the sequence runs on; nil: every one.
+	only []string
+}
+
+// runsOn reports whether the sequence runs on res.
+func (s sequence) runsOn(res resource) bool {
+	return s.only == nil || slices.Contains(s.only, res.name)
 }
 
 // The finalizer the sequences put on objects, and the field manager of
@@ -44,8 +52,10 @@ var sequences = []sequence{
 	{name: "lifecycle", run: lifecycle, writesFields: true},
 	{name: "generateName", run: generateName},
 	{name: "stale", run: stale, writesFields: true},
+	{name: "apply", run: applies, writesFields: true},
 	{name: "delete", run: deletes},
 	{name: "deleteCollection", run: deleteCollection},
+	{name: "graceful", run: graceful, only: []string{"Pod"}},
 }
 
 // lifecycle creates an object, then writes it in every way a controller
@@ -89,6 +99,14 @@ func lifecycle(r *runner) {
 			return c.patch(ctx, "obj", types.MergePatchType, r.json(body), metav1.PatchOptions{}, "status")
 		})
 	}
+	r.step("update status and a label through the main resource", "obj", func() (runtime.Object, error) {
+		return r.updateRead("obj", c.update, func(u map[string]any) {
+			if st := r.res.status; st != nil {
+				r.set(u, st.path, st.value(2))
+			}
+			r.set(u, []string{"metadata", "labels", "main-write"}, "yes")
+		})
+	})
 	r.step("JSON patch spec", "obj", func() (runtime.Object, error) {
 		op := []map[string]any{{"op": "add", "path": "/" + strings.Join(spec.path, "/"), "value": spec.value(3)}}
 		return c.patch(ctx, "obj", types.JSONPatchType, r.json(op), metav1.PatchOptions{})
@@ -109,6 +127,78 @@ func lifecycle(r *runner) {
 	}
 	r.step("apply spec", "obj", apply)
 	r.step("apply again, unchanged", "obj", apply)
+}
+
+// applies writes an object with server-side apply only: an apply that
+// creates it, one that changes nothing, one that changes the spec, one of
+// another field manager that conflicts, the same forced, and an update.
+func applies(r *runner) {
+	c, ctx, spec := r.c, r.ctx, r.res.spec
+	apply := func(manager string, force bool, value int) func() (runtime.Object, error) {
+		return func() (runtime.Object, error) {
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(r.res.object("obj"))
+			if err != nil {
+				r.t.Fatalf("semantics: %v", err)
+			}
+			u["apiVersion"], u["kind"] = r.res.apiVersion, r.res.name
+			delete(u, "status")
+			// As an apply configuration has them: no nulls (a Foo's
+			// replicas, a creationTimestamp), which the server refuses
+			// in an apply (422).
+			dropNulls(u)
+			if value > 0 {
+				r.set(u, spec.path, spec.value(value))
+			}
+			opts := metav1.PatchOptions{FieldManager: manager}
+			if force {
+				opts.Force = ptr.To(true)
+			}
+			return c.patch(ctx, "obj", types.ApplyPatchType, r.json(u), opts)
+		}
+	}
+	r.step("apply, creating", "obj", apply(fieldManager, false, 0))
+	r.step("apply again, unchanged", "obj", apply(fieldManager, false, 0))
+	r.step("apply spec", "obj", apply(fieldManager, false, 1))
+	r.step("apply spec by another manager (conflict)", "obj", apply("other", false, 2))
+	r.step("apply spec by another manager, forced", "obj", apply("other", true, 3))
+	r.step("update spec", "obj", func() (runtime.Object, error) {
+		return r.updateRead("obj", c.update, func(u map[string]any) { r.set(u, spec.path, spec.value(4)) })
+	})
+}
+
+// dropNulls removes the null fields of a JSON object, recursively.
+func dropNulls(u map[string]any) {
+	for k, v := range u {
+		switch v := v.(type) {
+		case nil:
+			delete(u, k)
+		case map[string]any:
+			dropNulls(v)
+		case []any:
+			for _, e := range v {
+				if m, ok := e.(map[string]any); ok {
+					dropNulls(m)
+				}
+			}
+		}
+	}
+}
+
+// graceful deletes a Pod bound to a node: it stays, being deleted, for
+// its grace period (no kubelet confirms), until a delete with a zero grace
+// period.
+func graceful(r *runner) {
+	c, ctx := r.c, r.ctx
+	r.step("create bound to a node", "obj", func() (runtime.Object, error) {
+		obj := r.edit(r.res.object("obj"), func(u map[string]any) { r.set(u, []string{"spec", "nodeName"}, "node-1") })
+		return c.create(ctx, obj)
+	})
+	r.step("delete", "obj", func() (runtime.Object, error) { return nil, c.delete(ctx, "obj", background) })
+	r.step("delete with gracePeriodSeconds 0", "obj", func() (runtime.Object, error) {
+		opts := *background.DeepCopy()
+		opts.GracePeriodSeconds = ptr.To[int64](0)
+		return nil, c.delete(ctx, "obj", opts)
+	})
 }
 
 // generateName creates two objects from one generateName.
