@@ -31,12 +31,10 @@ var fakesKnown = []Known{{
 }, {
 	Sequence: "*/stale",
 	Request:  "update spec from the read before the last update (stale)",
-	Field:    fieldError,
 	Reason:   "fakes: no resourceVersion conflicts: an update from a stale read is written",
 }, {
 	Sequence: "*/stale",
 	Request:  "update spec without resourceVersion",
-	Field:    fieldError,
 	Reason:   "fakes: a custom resource's update without resourceVersion is written (the server refuses it, 422: custom resources allow no unconditional update)",
 }, {
 	Sequence: "*/stale",
@@ -47,12 +45,21 @@ var fakesKnown = []Known{{
 	Reason: "fakes: no resourceVersion: a write that changes the object keeps it (\"\")",
 }, {
 	Request: "strategic merge patch spec",
-	Field:   fieldError,
 	Reason:  "fakes: a custom resource takes a strategic-merge patch (the server refuses it, 415)",
 }, {
 	Request: "merge patch /status*",
-	Field:   fieldError,
 	Reason:  "fakes: a write to /status of a resource without a status subresource is written (the server: 404)",
+}, {
+	Request: "update /status*",
+	Field:   fieldSpec,
+	Reason:  "fakes: a write to /status writes the spec (the server keeps the stored one)",
+}, {
+	Request: "update status and a label through the main resource",
+	Field:   fieldSpec,
+	Reason:  "fakes: the spec the write to /status wrote, kept by the next update",
+}, {
+	Field:  fieldStatus,
+	Reason: "fakes: an update of the main resource writes the status (the server keeps the stored one)",
 }, {
 	Sequence: "*/lifecycle",
 	Request:  objectsRequest,

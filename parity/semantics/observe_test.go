@@ -36,6 +36,10 @@ type Observation struct {
 	// Name is set for a create with generateName: the name the object got,
 	// "<generateName>*" when made from the generateName, quoted otherwise.
 	Name string
+	// Spec and Status are the JSON values of the fields the sequences
+	// write as the resource's spec and status after the request: "unset"
+	// when absent, "-" when the object is, or the resource has no status.
+	Spec, Status string
 }
 
 // String formats the observation in one cell: "ok; created; generation 1".
@@ -51,6 +55,12 @@ func (o Observation) String() string {
 	if o.Deleting {
 		parts = append(parts, "deleting")
 	}
+	if o.Spec != "-" && o.Spec != "" {
+		parts = append(parts, "spec "+o.Spec)
+	}
+	if o.Status != "-" && o.Status != "" {
+		parts = append(parts, "status "+o.Status)
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -62,6 +72,8 @@ const (
 	fieldGeneration = "generation"
 	fieldDeleting   = "deleting"
 	fieldName       = "name"
+	fieldSpec       = "spec field"
+	fieldStatus     = "status field"
 	objectsRequest  = "(stored objects at the end)"
 )
 
@@ -74,6 +86,8 @@ func (o Observation) fields() [][2]string {
 		{fieldGeneration, strconv.FormatInt(o.Generation, 10)},
 		{fieldDeleting, strconv.FormatBool(o.Deleting)},
 		{fieldName, o.Name},
+		{fieldSpec, o.Spec},
+		{fieldStatus, o.Status},
 	}
 }
 
@@ -95,7 +109,7 @@ type Divergence struct {
 	// Request says what was sent (objectsRequest for the stored objects).
 	Request string
 	// Field is the observation's field (error, resourceVersion,
-	// generation, deleting, name), or, for the stored objects, the object
+	// generation, deleting, name, spec field, status field), or, for the stored objects, the object
 	// and its field: "Deployment obj: spec.minReadySeconds".
 	Field string
 	// Fakes and Server are the values on each side.

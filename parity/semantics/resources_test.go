@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	foov1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	fooversioned "github.com/ctrltest/ctrltest/controller/generated/clientset/versioned"
@@ -122,7 +123,9 @@ var resources = []resource{{
 	object: func(name string) runtime.Object {
 		tpl := podTemplate()
 		tpl.Spec.RestartPolicy = corev1.RestartPolicyNever
-		return &batchv1.Job{ObjectMeta: objectMeta(name), Spec: batchv1.JobSpec{Template: tpl}}
+		// Parallelism as the server defaults it, so that the spec field
+		// starts equal on both sides.
+		return &batchv1.Job{ObjectMeta: objectMeta(name), Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](1), Template: tpl}}
 	},
 	client: func(f *fixture.Fixture, ns string) *client { return adapt(f.Kube().BatchV1().Jobs(ns)) },
 	// Parallelism defaults to 1: the values start at 2.
@@ -141,18 +144,18 @@ var resources = []resource{{
 }, {
 	name: "Service", apiVersion: "v1", builtin: true,
 	object: func(name string) runtime.Object {
+		// A load balancer: its status (the load balancer's address) is
+		// valid on no other type.
 		return &corev1.Service{ObjectMeta: objectMeta(name), Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeLoadBalancer,
 			Selector: map[string]string{"app": "semantics"},
 			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
 		}}
 	},
 	client: func(f *fixture.Fixture, ns string) *client { return adapt(f.Kube().CoreV1().Services(ns)) },
 	spec:   &field{path: []string{"spec", "selector", "tier"}, value: stringValues("t")},
-	status: &field{path: []string{"status", "conditions"}, value: func(i int) any {
-		return []any{map[string]any{
-			"type": "Ready", "status": "True", "reason": fmt.Sprintf("R%d", i), "message": "",
-			"lastTransitionTime": "2026-01-01T00:00:00Z",
-		}}
+	status: &field{path: []string{"status", "loadBalancer"}, value: func(i int) any {
+		return map[string]any{"ingress": []any{map[string]any{"hostname": fmt.Sprintf("h%d.example", i)}}}
 	}},
 }, {
 	name: "ConfigMap", apiVersion: "v1", builtin: true,

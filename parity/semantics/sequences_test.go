@@ -296,7 +296,7 @@ type runner struct {
 // object the request returned, when name is "": a create with
 // generateName).
 func (r *runner) step(request, name string, send func() (runtime.Object, error)) {
-	var before, after metav1.Object
+	var before, after *stored
 	var beforeErr, afterErr, err error
 	var got runtime.Object
 	if name != "" { // a create with generateName: a new object
@@ -327,14 +327,19 @@ func (r *runner) step(request, name string, send func() (runtime.Object, error))
 		o.Stored = storedCreated
 	case after == nil:
 		o.Stored = storedDeleted
-	case before.GetResourceVersion() == after.GetResourceVersion():
+	case before.meta.GetResourceVersion() == after.meta.GetResourceVersion():
 		o.Stored = storedSame
 	default:
 		o.Stored = storedChanged
 	}
+	o.Spec, o.Status = "-", "-"
 	if after != nil {
-		o.Generation = after.GetGeneration()
-		o.Deleting = after.GetDeletionTimestamp() != nil
+		o.Generation = after.meta.GetGeneration()
+		o.Deleting = after.meta.GetDeletionTimestamp() != nil
+		o.Spec = r.value(after, r.res.spec)
+		if r.res.status != nil {
+			o.Status = r.value(after, r.res.status)
+		}
 	}
 	r.obs = append(r.obs, o)
 }
@@ -348,8 +353,14 @@ const (
 	storedAbsent  = "absent"
 )
 
+// stored is an object as read, with its metadata.
+type stored struct {
+	obj  runtime.Object
+	meta metav1.Object
+}
+
 // state reads the stored object name: nil when there is none.
-func (r *runner) state(name string) (metav1.Object, error) {
+func (r *runner) state(name string) (*stored, error) {
 	obj, err := r.c.get(r.ctx, name)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -357,7 +368,21 @@ func (r *runner) state(name string) (metav1.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.meta(obj), nil
+	return &stored{obj: obj, meta: r.meta(obj)}, nil
+}
+
+// value returns the JSON value of field in obj, "unset" when absent.
+func (r *runner) value(obj *stored, f *field) string {
+	r.t.Helper()
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.obj)
+	if err != nil {
+		r.t.Fatalf("semantics: %T to JSON: %v", obj.obj, err)
+	}
+	v, ok, _ := unstructured.NestedFieldNoCopy(u, f.path...)
+	if !ok {
+		return "unset"
+	}
+	return string(r.json(v))
 }
 
 // updateRead reads name, edits it, and sends it with write (an update, or
