@@ -71,11 +71,11 @@ func lifecycle(r *runner) {
 	r.step("update spec", "obj", func() (runtime.Object, error) {
 		return r.updateRead("obj", c.update, func(u map[string]any) { r.set(u, spec.path, spec.value(1)) })
 	})
-	r.step("update labels and annotations", "obj", func() (runtime.Object, error) {
-		return r.updateRead("obj", c.update, func(u map[string]any) {
-			r.set(u, []string{"metadata", "labels", "meta"}, "yes")
-			r.set(u, []string{"metadata", "annotations", "meta"}, "yes")
-		})
+	r.step("update a label", "obj", func() (runtime.Object, error) {
+		return r.updateRead("obj", c.update, func(u map[string]any) { r.set(u, []string{"metadata", "labels", "meta"}, "yes") })
+	})
+	r.step("update an annotation", "obj", func() (runtime.Object, error) {
+		return r.updateRead("obj", c.update, func(u map[string]any) { r.set(u, []string{"metadata", "annotations", "meta"}, "yes") })
 	})
 	statusWrite := func(u map[string]any) {
 		if st := r.res.status; st != nil {
