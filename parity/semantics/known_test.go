@@ -29,6 +29,13 @@ var fakesKnown = []Known{{
 	Sequence: "Pod/graceful",
 	Reason:   "fakes: no graceful deletion: a Pod bound to a node is deleted at once",
 }, {
+	Field:  fieldStored,
+	Reason: "fakes: no resourceVersion: a write that changes the object keeps it (\"\")",
+}, {
+	Sequence: "*/lifecycle",
+	Field:    fieldStatus,
+	Reason:   "fakes: an update of the main resource writes the status (the server keeps the stored one)",
+}, {
 	Sequence: "*/stale",
 	Request:  "update spec from the read before the last update (stale)",
 	Reason:   "fakes: no resourceVersion conflicts: an update from a stale read is written",
@@ -40,9 +47,6 @@ var fakesKnown = []Known{{
 	Sequence: "*/stale",
 	Request:  objectsRequest,
 	Reason:   "fakes: the stale update and the update without resourceVersion were written",
-}, {
-	Field:  fieldStored,
-	Reason: "fakes: no resourceVersion: a write that changes the object keeps it (\"\")",
 }, {
 	Request: "strategic merge patch spec",
 	Reason:  "fakes: a custom resource takes a strategic-merge patch (the server refuses it, 415)",
@@ -58,9 +62,6 @@ var fakesKnown = []Known{{
 	Field:   fieldSpec,
 	Reason:  "fakes: the spec the write to /status wrote, kept by the next update",
 }, {
-	Field:  fieldStatus,
-	Reason: "fakes: an update of the main resource writes the status (the server keeps the stored one)",
-}, {
 	Sequence: "*/lifecycle",
 	Request:  objectsRequest,
 	Field:    "* obj: metadata.*",
@@ -69,7 +70,7 @@ var fakesKnown = []Known{{
 	Sequence: "*/lifecycle",
 	Request:  objectsRequest,
 	Field:    "* obj: status*",
-	Reason:   "fakes: an update of the main resource writes the status (the server keeps the stored one)",
+	Reason:   "fakes: an update of the main resource writes the status: the stored object ends with it",
 }, {
 	Sequence: "Service/lifecycle",
 	Request:  objectsRequest,
