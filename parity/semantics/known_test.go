@@ -36,6 +36,13 @@ var fakesKnown = []Known{{
 	Field:    fieldStatus,
 	Reason:   "fakes: an update of the main resource writes the status (the server keeps the stored one)",
 }, {
+	Request: "strategic merge patch spec",
+	Reason:  "fakes: a custom resource takes a strategic-merge patch (the server refuses it, 415)",
+}, {
+	Sequence: "*/lifecycle",
+	Field:    fieldSpec,
+	Reason:   "fakes: a write to /status writes the spec (the server keeps the stored one), until the next write of the spec",
+}, {
 	Sequence: "*/stale",
 	Request:  "update spec from the read before the last update (stale)",
 	Reason:   "fakes: no resourceVersion conflicts: an update from a stale read is written",
@@ -48,19 +55,8 @@ var fakesKnown = []Known{{
 	Request:  objectsRequest,
 	Reason:   "fakes: the stale update and the update without resourceVersion were written",
 }, {
-	Request: "strategic merge patch spec",
-	Reason:  "fakes: a custom resource takes a strategic-merge patch (the server refuses it, 415)",
-}, {
 	Request: "merge patch /status*",
 	Reason:  "fakes: a write to /status of a resource without a status subresource is written (the server: 404)",
-}, {
-	Request: "update /status*",
-	Field:   fieldSpec,
-	Reason:  "fakes: a write to /status writes the spec (the server keeps the stored one)",
-}, {
-	Request: "update status and a label through the main resource",
-	Field:   fieldSpec,
-	Reason:  "fakes: the spec the write to /status wrote, kept by the next update",
 }, {
 	Sequence: "*/lifecycle",
 	Request:  objectsRequest,

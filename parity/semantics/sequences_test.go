@@ -59,8 +59,9 @@ var sequences = []sequence{
 }
 
 // lifecycle creates an object, then writes it in every way a controller
-// does: updates (unchanged, of the spec, of the metadata, of the status),
-// patches of each type, and server-side apply.
+// does: updates (unchanged, of the spec, of the metadata, of the status,
+// unchanged again), patches of each type (one unchanged), and server-side
+// apply (again unchanged).
 func lifecycle(r *runner) {
 	c, ctx, spec := r.c, r.ctx, r.res.spec
 	r.step("create", "obj", func() (runtime.Object, error) { return c.create(ctx, r.res.object("obj")) })
@@ -99,6 +100,22 @@ func lifecycle(r *runner) {
 			return c.patch(ctx, "obj", types.MergePatchType, r.json(body), metav1.PatchOptions{}, "status")
 		})
 	}
+	if r.res.status != nil {
+		r.step("update /status, unchanged", "obj", func() (runtime.Object, error) {
+			return r.updateRead("obj", c.updateStatus, func(map[string]any) {})
+		})
+	} else {
+		r.step("merge patch /status, empty", "obj", func() (runtime.Object, error) {
+			return c.patch(ctx, "obj", types.MergePatchType, []byte("{}"), metav1.PatchOptions{}, "status")
+		})
+	}
+	r.step("merge patch /status", "obj", func() (runtime.Object, error) {
+		body := map[string]any{"metadata": map[string]any{"labels": map[string]any{"status-patch": "yes"}}}
+		if st := r.res.status; st != nil {
+			body = r.nested(st.path, st.value(3))
+		}
+		return c.patch(ctx, "obj", types.MergePatchType, r.json(body), metav1.PatchOptions{}, "status")
+	})
 	r.step("update status and a label through the main resource", "obj", func() (runtime.Object, error) {
 		return r.updateRead("obj", c.update, func(u map[string]any) {
 			if st := r.res.status; st != nil {
@@ -112,6 +129,9 @@ func lifecycle(r *runner) {
 		return c.patch(ctx, "obj", types.JSONPatchType, r.json(op), metav1.PatchOptions{})
 	})
 	r.step("merge patch spec", "obj", func() (runtime.Object, error) {
+		return c.patch(ctx, "obj", types.MergePatchType, r.json(r.nested(spec.path, spec.value(4))), metav1.PatchOptions{})
+	})
+	r.step("merge patch spec again, unchanged", "obj", func() (runtime.Object, error) {
 		return c.patch(ctx, "obj", types.MergePatchType, r.json(r.nested(spec.path, spec.value(4))), metav1.PatchOptions{})
 	})
 	// Custom resources refuse strategic-merge patches (415): the step runs
