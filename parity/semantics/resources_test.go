@@ -34,6 +34,8 @@ var (
 
 // options are the fixture options of every run, on the fakes and on the
 // server: the kubernetes clientset (built in) and the custom resources'.
+// The fakes' world is the default one; to try another, add its option
+// here (WithServer overrides the fakes on the server's side).
 func options() []fixture.Option {
 	return []fixture.Option{fixture.WithClientset(foos), fixture.WithClientset(gateways)}
 }
@@ -45,16 +47,14 @@ type resource struct {
 	// names of the resource's sequences: "Deployment/lifecycle".
 	name       string
 	apiVersion string
-	// builtin: the server takes strategic-merge patches (custom resources
-	// refuse them).
-	builtin bool
 	// object returns a valid object named name (labels app=semantics).
 	object func(name string) runtime.Object
 	client func(f *fixture.Fixture, ns string) *client
 	// spec is the field the sequences change as "the spec" (a value the
 	// server lets change, which the resource's strategy counts as a spec
 	// change, if it counts any); status, the field they change as "the
-	// status", nil for a resource without one.
+	// status", nil for a resource without one (the sequences then write
+	// /status with merge patches: its typed client has no UpdateStatus).
 	spec, status *field
 }
 
@@ -89,7 +89,7 @@ var observedGeneration = &field{path: []string{"status", "observedGeneration"}, 
 
 // resources are the types the suite covers.
 var resources = []resource{{
-	name: "Deployment", apiVersion: "apps/v1", builtin: true,
+	name: "Deployment", apiVersion: "apps/v1",
 	object: func(name string) runtime.Object {
 		return &appsv1.Deployment{ObjectMeta: objectMeta(name), Spec: appsv1.DeploymentSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: podTemplate(),
@@ -99,7 +99,7 @@ var resources = []resource{{
 	spec:   &field{path: []string{"spec", "minReadySeconds"}, value: int64Values},
 	status: observedGeneration,
 }, {
-	name: "ReplicaSet", apiVersion: "apps/v1", builtin: true,
+	name: "ReplicaSet", apiVersion: "apps/v1",
 	object: func(name string) runtime.Object {
 		return &appsv1.ReplicaSet{ObjectMeta: objectMeta(name), Spec: appsv1.ReplicaSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: podTemplate(),
@@ -109,7 +109,7 @@ var resources = []resource{{
 	spec:   &field{path: []string{"spec", "minReadySeconds"}, value: int64Values},
 	status: observedGeneration,
 }, {
-	name: "StatefulSet", apiVersion: "apps/v1", builtin: true,
+	name: "StatefulSet", apiVersion: "apps/v1",
 	object: func(name string) runtime.Object {
 		return &appsv1.StatefulSet{ObjectMeta: objectMeta(name), Spec: appsv1.StatefulSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: podTemplate(),
@@ -119,7 +119,7 @@ var resources = []resource{{
 	spec:   &field{path: []string{"spec", "minReadySeconds"}, value: int64Values},
 	status: observedGeneration,
 }, {
-	name: "Job", apiVersion: "batch/v1", builtin: true,
+	name: "Job", apiVersion: "batch/v1",
 	object: func(name string) runtime.Object {
 		tpl := podTemplate()
 		tpl.Spec.RestartPolicy = corev1.RestartPolicyNever
@@ -132,7 +132,7 @@ var resources = []resource{{
 	spec:   &field{path: []string{"spec", "parallelism"}, value: func(i int) any { return int64(i + 1) }},
 	status: &field{path: []string{"status", "active"}, value: int64Values},
 }, {
-	name: "Pod", apiVersion: "v1", builtin: true,
+	name: "Pod", apiVersion: "v1",
 	object: func(name string) runtime.Object {
 		return &corev1.Pod{ObjectMeta: objectMeta(name), Spec: podSpec()}
 	},
@@ -142,7 +142,7 @@ var resources = []resource{{
 	spec:   &field{path: []string{"spec", "activeDeadlineSeconds"}, value: func(i int) any { return int64(1000 - i) }},
 	status: &field{path: []string{"status", "message"}, value: stringValues("m")},
 }, {
-	name: "Service", apiVersion: "v1", builtin: true,
+	name: "Service", apiVersion: "v1",
 	object: func(name string) runtime.Object {
 		// A load balancer: its status (the load balancer's address) is
 		// valid on no other type.
@@ -158,14 +158,14 @@ var resources = []resource{{
 		return map[string]any{"ingress": []any{map[string]any{"hostname": fmt.Sprintf("h%d.example", i)}}}
 	}},
 }, {
-	name: "ConfigMap", apiVersion: "v1", builtin: true,
+	name: "ConfigMap", apiVersion: "v1",
 	object: func(name string) runtime.Object {
 		return &corev1.ConfigMap{ObjectMeta: objectMeta(name), Data: map[string]string{"k": "v0"}}
 	},
 	client: func(f *fixture.Fixture, ns string) *client { return adapt(f.Kube().CoreV1().ConfigMaps(ns)) },
 	spec:   &field{path: []string{"data", "k"}, value: stringValues("v")},
 }, {
-	name: "Secret", apiVersion: "v1", builtin: true,
+	name: "Secret", apiVersion: "v1",
 	object: func(name string) runtime.Object {
 		return &corev1.Secret{ObjectMeta: objectMeta(name), Data: map[string][]byte{"k": []byte("v0")}}
 	},
