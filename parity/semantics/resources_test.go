@@ -65,18 +65,20 @@ type field struct {
 	value func(i int) any
 }
 
-var appLabels = map[string]string{"app": "semantics"}
+// appLabels returns the labels of every object, its pod template and its
+// selector: a new map each time, as the sequences change objects' labels.
+func appLabels() map[string]string { return map[string]string{"app": "semantics"} }
 
 func podSpec() corev1.PodSpec {
 	return corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/c:1"}}}
 }
 
 func podTemplate() corev1.PodTemplateSpec {
-	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: appLabels}, Spec: podSpec()}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: appLabels()}, Spec: podSpec()}
 }
 
 func objectMeta(name string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "semantics"}}
+	return metav1.ObjectMeta{Name: name, Labels: appLabels()}
 }
 
 func int64Values(i int) any { return int64(i) }
@@ -92,7 +94,7 @@ var resources = []resource{{
 	name: "Deployment", apiVersion: "apps/v1",
 	object: func(name string) runtime.Object {
 		return &appsv1.Deployment{ObjectMeta: objectMeta(name), Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: podTemplate(),
+			Selector: &metav1.LabelSelector{MatchLabels: appLabels()}, Template: podTemplate(),
 		}}
 	},
 	client: func(f *fixture.Fixture, ns string) *client { return adapt(f.Kube().AppsV1().Deployments(ns)) },
@@ -102,7 +104,7 @@ var resources = []resource{{
 	name: "ReplicaSet", apiVersion: "apps/v1",
 	object: func(name string) runtime.Object {
 		return &appsv1.ReplicaSet{ObjectMeta: objectMeta(name), Spec: appsv1.ReplicaSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: podTemplate(),
+			Selector: &metav1.LabelSelector{MatchLabels: appLabels()}, Template: podTemplate(),
 		}}
 	},
 	client: func(f *fixture.Fixture, ns string) *client { return adapt(f.Kube().AppsV1().ReplicaSets(ns)) },
@@ -112,7 +114,7 @@ var resources = []resource{{
 	name: "StatefulSet", apiVersion: "apps/v1",
 	object: func(name string) runtime.Object {
 		return &appsv1.StatefulSet{ObjectMeta: objectMeta(name), Spec: appsv1.StatefulSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: podTemplate(),
+			Selector: &metav1.LabelSelector{MatchLabels: appLabels()}, Template: podTemplate(),
 		}}
 	},
 	client: func(f *fixture.Fixture, ns string) *client { return adapt(f.Kube().AppsV1().StatefulSets(ns)) },
@@ -148,7 +150,7 @@ var resources = []resource{{
 		// valid on no other type.
 		return &corev1.Service{ObjectMeta: objectMeta(name), Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeLoadBalancer,
-			Selector: map[string]string{"app": "semantics"},
+			Selector: appLabels(),
 			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
 		}}
 	},
