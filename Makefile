@@ -66,10 +66,11 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
 	$(GO) tool benchstat -col /impl .bench/new.txt
 
-## parity: run the example tables on client-go's fakes and on a real API
-## server, and print each row's parity report. Builds kube-apiserver and
-## etcd from the Go module proxy on first use (hack/parity-binaries.sh;
-## minutes, then cached in .cache/parity; nothing is installed). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
+## parity: run the example tables and the semantics suite (parity/semantics)
+## on the fixture's world and on a real API server, and print the reports.
+## Builds kube-apiserver and etcd from the Go module proxy on first use
+## (hack/parity-binaries.sh; minutes, then cached in .cache/parity; nothing
+## is installed). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
 ## cluster instead and builds nothing.
 PARITY_REPORT ?= $(CURDIR)/.cache/parity/report.txt
 parity:
