@@ -544,10 +544,32 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
 		}
 	}
-	// Already being deleted: the delete changes nothing (a shorter grace
-	// period aside, which the model does not track).
-	if om.GetDeletionTimestamp() != nil && (len(om.GetFinalizers()) > 0 ||
-		om.GetDeletionGracePeriodSeconds() != nil && *om.GetDeletionGracePeriodSeconds() > 0) {
+	// Already being deleted gracefully: only a shorter grace period
+	// changes anything (rest.BeforeDelete); 0 deletes at once.
+	if grace := om.GetDeletionGracePeriodSeconds(); om.GetDeletionTimestamp() != nil && grace != nil && *grace > 0 {
+		period := opts.GracePeriodSeconds
+		if period == nil || *period >= *grace {
+			return old, false, nil
+		}
+		p := max(*period, 0)
+		om.SetDeletionGracePeriodSeconds(&p)
+		if p > 0 || len(om.GetFinalizers()) > 0 {
+			ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
+			om.SetDeletionTimestamp(&ts)
+			om.SetResourceVersion(m.next())
+			if err := r.Store.Update(r.GVR, obj, ns); err != nil {
+				return nil, false, err
+			}
+			return obj, true, nil
+		}
+		if err := r.Store.Delete(r.GVR, ns, name); err != nil {
+			return nil, false, err
+		}
+		m.next()
+		return old, true, nil
+	}
+	// Already being deleted, waiting for finalizers: nothing changes.
+	if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) > 0 {
 		return old, false, nil
 	}
 	// Graceful deletion: pods on a node that have not finished.
@@ -591,13 +613,14 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 
 // gracePeriod is the Pod strategy's CheckGracefulDelete: a pod bound to a
 // node that has not finished gets the grace period the request or its
-// spec gives; other pods and other resources are deleted at once.
+// spec gives (30 s, the server's default, when neither does); other pods
+// and other resources are deleted at once.
 func gracePeriod(obj runtime.Object, opts metav1.DeleteOptions) int64 {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return 0
 	}
-	var period int64
+	period := int64(corev1.DefaultTerminationGracePeriodSeconds)
 	switch {
 	case opts.GracePeriodSeconds != nil:
 		period = *opts.GracePeriodSeconds

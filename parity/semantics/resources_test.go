@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	foov1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
+	fooapply "github.com/ctrltest/ctrltest/controller/generated/applyconfiguration"
 	fooversioned "github.com/ctrltest/ctrltest/controller/generated/clientset/versioned"
 	foofake "github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/fake"
 	fooinformers "github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
@@ -27,9 +28,14 @@ import (
 
 // The custom resources' clientsets: Foo has a status subresource
 // (controller/artifacts/crd.yaml), Gateway has none (testdata/gateways.yaml).
+// Foo's applies use its OpenAPI schema (fixture.ServerSideApply), as the
+// built-in kubernetes clientset's do; Gateway's, whose generated package
+// has no schema, a deduced one.
 var (
-	foos     = fixture.Register(foofake.NewSimpleClientset, foofake.AddToScheme, fooinformers.NewSharedInformerFactory, fixture.ForConfig(fooversioned.NewForConfig))
-	gateways = fixture.Register(gatewayfake.NewSimpleClientset, gatewayfake.AddToScheme, gatewayinformers.NewSharedInformerFactory, fixture.ForConfig(gatewayversioned.NewForConfig))
+	foos = fixture.Register(foofake.NewSimpleClientset, foofake.AddToScheme, fooinformers.NewSharedInformerFactory,
+		fixture.ServerSideApply(fooapply.NewTypeConverter), fixture.ForConfig(fooversioned.NewForConfig))
+	gateways = fixture.Register(gatewayfake.NewSimpleClientset, gatewayfake.AddToScheme, gatewayinformers.NewSharedInformerFactory,
+		fixture.ForConfig(gatewayversioned.NewForConfig))
 )
 
 // options are the fixture options of every run, on the fakes and on the
