@@ -31,9 +31,11 @@
 //
 // # Limits
 //
-// No defaulting, validation or admission; no garbage collector (objects
-// deleted with the Orphan or Foreground policy keep their finalizer, as on
-// a server without kube-controller-manager); no clusterIP allocation; a
-// shorter grace period on a second delete is ignored. Reads and watches
-// are the store's.
+// No defaulting (but for a Pod's 30-second grace period), validation or
+// admission; no garbage collector: objects deleted with the Orphan or
+// Foreground policy keep that finalizer, as on a server without
+// kube-controller-manager, while a Job deleted with default options is
+// deleted at once (kube-apiserver gives it the orphan finalizer, which the
+// garbage collector removes soon after); no clusterIP allocation. Reads
+// and watches are the store's.
 package apiserver
