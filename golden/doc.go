@@ -22,9 +22,11 @@
 // defined here, unless another package of the test binary defined -update
 // first, in which case that flag is honoured. For a whole tree set the
 // environment variable instead, `CTRLTEST_UPDATE=1 go test ./...`: the flag
-// would fail in every package that does not use golden files. Writes are
-// atomic (a temporary file in the same directory, then a rename); files a run
-// does not produce are never touched.
+// would fail in every package that does not use golden files; a value that
+// is not a boolean ("yes", "on") fails every comparison rather than being
+// read as false. Writes are atomic (a temporary file in the same directory,
+// then a rename); a golden file that is a symbolic link stays one, and its
+// target is written; files a run does not produce are never touched.
 //
 // # Stale files
 //

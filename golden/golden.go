@@ -36,12 +36,20 @@ func AssertFile(t testing.TB, path string, got []byte) bool {
 	t.Helper()
 	if abs, err := filepath.Abs(path); err == nil {
 		produced.Store(abs, true)
+		if target, err := filepath.EvalSymlinks(abs); err == nil && target != abs { // a link: its target is produced too
+			produced.Store(target, true)
+		}
 	}
 	got = normalizeNewlines(got)
 	if len(got) > 0 && got[len(got)-1] != '\n' {
 		got = append(got, '\n')
 	}
-	if Updating() {
+	update, err := updating()
+	if err != nil {
+		t.Errorf("golden: %s: %v", path, err)
+		return false
+	}
+	if update {
 		if err := WriteFile(path, got); err != nil {
 			t.Errorf("golden: updating %s: %v", path, err)
 			return false
@@ -78,7 +86,13 @@ func normalizeNewlines(b []byte) []byte {
 // WriteFile writes data to path atomically: to a temporary file in the same
 // directory, then renamed over path, so that a failed or interrupted run
 // never leaves a half-written golden file. Directories are made as needed.
+// When path is a symbolic link, the file it points to (through any chain of
+// links, existing or not) is written, the same way, and the link stays.
 func WriteFile(path string, data []byte) (err error) {
+	path, err = writeTarget(path)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -106,6 +120,38 @@ func WriteFile(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// writeTarget returns the file a write to path replaces: path itself, or,
+// when path is a symbolic link, the file at the end of its chain of links,
+// which need not exist yet.
+func writeTarget(path string) (string, error) {
+	orig := path
+	for range 255 {
+		info, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) { // relative to the link's directory, as it really is
+			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				return "", err
+			}
+			link = filepath.Join(dir, link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", orig)
 }
 
 // UpdateCommand returns the command that rewrites the golden file of the

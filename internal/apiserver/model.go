@@ -103,6 +103,14 @@ func NewModel(now func() time.Time, firstRevision int64) *Model {
 	return m
 }
 
+// Reserve makes sure that writes get resourceVersions above n (those up
+// to n are the seeds').
+func (m *Model) Reserve(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.revision = max(m.revision, n)
+}
+
 // Revision returns the world's resourceVersion: it moves exactly when a
 // write changes a stored object.
 func (m *Model) Revision() int64 {
