@@ -704,7 +704,7 @@ func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteC
 		if !sel.Matches(labels.Set(im.GetLabels())) || !fsel.Matches(fs) {
 			continue
 		}
-		_, c, err := m.delete(r, im.GetNamespace(), im.GetName(), metav1.DeleteOptions{})
+		_, c, err := m.delete(r, im.GetNamespace(), im.GetName(), a.DeleteOptions)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, changed, err
 		}
