@@ -2,10 +2,13 @@ package bench
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	core "k8s.io/client-go/testing"
@@ -110,7 +113,7 @@ func (v fullRowVariant) run(tb testing.TB, w *world, check func(writes []string,
 		case v.controller == "owner" && v.impl == "ctrltest-sync":
 			res = ctrltestOwnerSync(t, w)
 		case v.controller == "owner":
-			res = ownerFullTable().RunRow(t, ownerFullRow(t, w))
+			res = ownerFullTable().RunRow(t, ownerFullRow(w))
 		case v.impl == "ctrltest-sync":
 			res = ctrltestRow(t, w, "ctrltest", simple, false)
 		default:
@@ -161,21 +164,29 @@ func fooFullRow(w *world) ctrltest.Row {
 	}
 }
 
-// ownerFullTable is the owner example's own table (owner.Table), with its
-// Wire and options.
-func ownerFullTable() ctrltest.Table[cache.ObjectName] { return owner.Table() }
+// ownerFullTable is the owner example's own table (owner.Table): its Wire
+// and options, without its rows (RunRow is given the row).
+var ownerFullTable = sync.OnceValue(func() ctrltest.Table[cache.ObjectName] {
+	tb := owner.Table()
+	tb.Rows = nil
+	return tb
+})
 
-// ownerFullRow is the owner example's row ownerRowName, with w's unrelated
-// objects seeded beside its Deployment.
-func ownerFullRow(t testing.TB, w *world) ctrltest.Row {
-	for _, row := range owner.Table().Rows {
-		if row.Name == ownerRowName {
-			row.Objects = append(append([]k8sruntime.Object(nil), row.Objects...), w.unrelated...)
-			return row
-		}
+// ownerFullRow is the owner example's row ownerRowName (built here, per op,
+// as the hand-written fixture builds its case; TestOwnerFullRowIsTheExamples
+// checks that it is the example's row), with w's unrelated objects seeded
+// beside its Deployment.
+func ownerFullRow(w *world) ctrltest.Row {
+	web := ownerDeployment(3, 3)
+	return ctrltest.Row{
+		Name:    ownerRowName,
+		Objects: append([]k8sruntime.Object{web}, w.unrelated...),
+		Key:     ownerKey,
+		WantActions: []actions.Action{
+			actions.Create(ownerReplicaSet(web, 3)),
+			actions.UpdateStatus(ownerDeployment(3, 0)),
+		},
 	}
-	t.Fatalf("examples/owner's table has no row %q", ownerRowName)
-	return ctrltest.Row{}
 }
 
 // ctrltestOwnerSync is the owner case with ctrltest as BenchmarkRow's
@@ -184,7 +195,7 @@ func ownerFullRow(t testing.TB, w *world) ctrltest.Row {
 func ctrltestOwnerSync(t testing.TB, w *world) *ctrltest.Result {
 	d := ownerDeployment(3, 3)
 	f := ctrltest.New(t, ctrltest.WithObjects(d), ctrltest.WithObjects(w.unrelated...))
-	res := ctrltest.Sync(f, owner.Table().Wire(f), ownerKey)
+	res := ctrltest.Sync(f, ownerFullTable().Wire(f), ownerKey)
 	if res.Err != nil {
 		t.Errorf("sync: %v", res.Err)
 	}
@@ -249,4 +260,19 @@ func TestFullRowVariantsAgree(t *testing.T) {
 	for _, v := range fullRowVariants {
 		t.Run(v.String(), func(t *testing.T) { v.verify(t, w) })
 	}
+}
+
+// TestOwnerFullRowIsTheExamples checks that the owner case's row, built by
+// ownerFullRow, is the owner example's own row ownerRowName.
+func TestOwnerFullRowIsTheExamples(t *testing.T) {
+	for _, row := range owner.Table().Rows {
+		if row.Name != ownerRowName {
+			continue
+		}
+		if d := cmp.Diff(row, ownerFullRow(worldOf(0)), cmp.Exporter(func(reflect.Type) bool { return true })); d != "" {
+			t.Fatalf("ownerFullRow is not examples/owner's row %q (-example +bench):\n%s", ownerRowName, d)
+		}
+		return
+	}
+	t.Fatalf("examples/owner's table has no row %q", ownerRowName)
 }
