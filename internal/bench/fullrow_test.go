@@ -234,6 +234,10 @@ func handwrittenOwnerRow(t testing.TB, w *world) *ownerFixture {
 // add. Put the implementations side by side with
 //
 //	go tool benchstat -col /impl new.txt
+//
+// Besides time, bytes and allocs, each reports cpu-ns/op: the CPU time
+// (user and system, every thread: the garbage collector's too) the process
+// used per op, which a loaded machine disturbs less than the wall time.
 func BenchmarkFullRow(b *testing.B) {
 	for _, v := range fullRowVariants {
 		for _, n := range fullRowSizes {
@@ -242,10 +246,14 @@ func BenchmarkFullRow(b *testing.B) {
 				baseline := runtime.NumGoroutine()
 				v.verify(b, w)
 				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
 				for b.Loop() {
 					v.run(b, w, nil)
 				}
 				b.StopTimer()
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+				}
 				b.ReportMetric(float64(goroutinesLeft(baseline)), "goroutines-left")
 			})
 		}
