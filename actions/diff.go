@@ -41,7 +41,9 @@ type config struct {
 	subset      bool
 	cmpOpts     []cmp.Option
 	normalizers []Normalizer
-	resolve     Resolver
+	// custom: the normalizers are not exactly the default one.
+	custom  bool
+	resolve Resolver
 }
 
 // Normalizer clears or rewrites what should not count in an object before
@@ -70,13 +72,13 @@ func CmpOptions(opts ...cmp.Option) Option {
 
 // Normalize adds a normalizer, applied to both sides after the default ones.
 func Normalize(n Normalizer) Option {
-	return optionFunc(func(c *config) { c.normalizers = append(c.normalizers, n) })
+	return optionFunc(func(c *config) { c.normalizers, c.custom = append(c.normalizers, n), true })
 }
 
 // KeepVolatileFields turns off the default normalization (see
 // [NormalizeVolatile]); normalizers added with [Normalize] still run.
 func KeepVolatileFields() Option {
-	return optionFunc(func(c *config) { c.normalizers = nil })
+	return optionFunc(func(c *config) { c.normalizers, c.custom = nil, true })
 }
 
 // WithResolver sets how the resources of expected actions built from
@@ -324,6 +326,25 @@ func (c *config) content(w, g Action) string {
 	return b.String()
 }
 
+// shallowVolatile returns a shallow copy of a typed object (a pointer to a
+// struct) with NormalizeVolatile applied, or nil for other objects. The
+// copy shares everything below its top-level fields with obj: it is only
+// compared, never changed further.
+func shallowVolatile(obj runtime.Object) runtime.Object {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	out, ok := cp.Interface().(runtime.Object)
+	if !ok {
+		return nil
+	}
+	NormalizeVolatile(out)
+	return out
+}
+
 func (c *config) normalized(obj runtime.Object) runtime.Object {
 	if obj == nil {
 		return nil
@@ -339,6 +360,13 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 	// Equal objects stay equal once normalized: skip the copies.
 	if !c.subset && w != nil && g != nil && reflect.TypeOf(w) == reflect.TypeOf(g) && reflect.DeepEqual(w, g) {
 		return ""
+	}
+	// With only the default normalizer, which sets top-level metadata,
+	// shallow copies suffice to find equal objects.
+	if !c.subset && !c.custom && w != nil && g != nil && reflect.TypeOf(w) == reflect.TypeOf(g) {
+		if sw, sg := shallowVolatile(w), shallowVolatile(g); sw != nil && sg != nil && reflect.DeepEqual(sw, sg) {
+			return ""
+		}
 	}
 	w, g = c.normalized(w), c.normalized(g)
 	if w == nil || g == nil {

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -230,9 +231,6 @@ type write struct {
 	unconditional bool
 	// managed: the managed fields are computed already (an apply).
 	managed bool
-	// roundTrip is the stored object as JSON when obj was decoded from
-	// JSON (a patch): the no-op check compares like with like.
-	roundTrip []byte
 }
 
 func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (runtime.Object, error) {
@@ -329,7 +327,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	}
 	m.prepareForUpdate(r, sub, obj, old)
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
-	if equal(obj, old) || w.roundTrip != nil && equal(obj, decode(r, old, w.roundTrip)) {
+	if equal(obj, old) {
 		return old, false, nil
 	}
 	// An update that removes the last finalizer of an object being
@@ -420,21 +418,15 @@ func copyAll(to, from runtime.Object) {
 }
 
 // equal is the etcd3 store's no-op check: the object that would be stored
-// encodes as the stored one does.
+// encodes as the stored one does (reflect.DeepEqual first: most no-op
+// writes send back exactly what was read).
 func equal(obj, old runtime.Object) bool {
-	return equality.Semantic.DeepEqual(obj, old)
-}
-
-// decode returns data decoded into a new object of old's type, or old
-// when it cannot: the stored object as a patch sees it (JSON keeps
-// timestamps to the second, as the server stores them).
-func decode(r *Resource, old runtime.Object, data []byte) runtime.Object {
-	obj, err := r.New()
-	if err != nil || json.Unmarshal(data, obj) != nil {
-		return old
+	if reflect.DeepEqual(obj, old) {
+		return true
 	}
-	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
-	return obj
+	a, err1 := json.Marshal(obj)
+	b, err2 := json.Marshal(old)
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }
 
 func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
@@ -482,7 +474,7 @@ func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
-	return m.update(r, ns, sub, obj, write{manager: a.PatchOptions.FieldManager, unconditional: true, roundTrip: original})
+	return m.update(r, ns, sub, obj, write{manager: a.PatchOptions.FieldManager, unconditional: true})
 }
 
 func unsupportedPatch(pt types.PatchType) error {

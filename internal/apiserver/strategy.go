@@ -155,7 +155,7 @@ func changedParts(old, obj runtime.Object, names []string, exclude ...string) bo
 		for _, e := range exclude {
 			skip = skip || n == e
 		}
-		if !skip && !equality.Semantic.DeepEqual(po[n], pn[n]) {
+		if !skip && !reflect.DeepEqual(po[n], pn[n]) && !equality.Semantic.DeepEqual(po[n], pn[n]) {
 			return true
 		}
 	}
