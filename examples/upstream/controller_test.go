@@ -3,6 +3,7 @@ package upstream
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,7 +100,7 @@ func TestEventsOnePerCall(t *testing.T) {
 func TestLeakCheckCatchesForgottenShutdown(t *testing.T) {
 	var c *Controller
 	rec := tbtest.Run(t, func(t testing.TB) {
-		f := ct.New(t, ct.WithObjects(source))
+		f := ct.New(t, ct.WithObjects(source), ct.WithTimeout(time.Second)) // waits at most 1s for goroutines to exit
 		c = NewController(f.Context(), f.Kube(), f.KubeInformers().Core().V1().ConfigMaps())
 		// Missing: t.Cleanup(c.Shutdown)
 		ct.Sync(f, c.syncHandler, "default/settings")
