@@ -50,6 +50,7 @@ func TestController(t *testing.T) {
 			WantReads:   []actions.Action{getCopy},
 			WantActions: []actions.Action{actions.Create(copied)},
 			WantEvents:  []ct.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Copied to prod/settings")},
+			Sweep:       true, // each write fails once: the sync must return the error
 		}, {
 			Name:        "updates a stale copy",
 			Objects:     []runtime.Object{source, stale},
@@ -57,6 +58,7 @@ func TestController(t *testing.T) {
 			WantReads:   []actions.Action{getCopy},
 			WantActions: []actions.Action{actions.Update(copied)},
 			WantEvents:  []ct.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Updated prod/settings")},
+			Sweep:       true,
 		}, {
 			Name:      "leaves an up-to-date copy alone",
 			Objects:   []runtime.Object{source, copied},
