@@ -31,7 +31,7 @@ const (
 // Action is one request a controller made through a clientset, as a plain
 // value. Recorded actions come from [From]; expected ones from the
 // constructors ([Create], [Update], [UpdateStatus], [Patch], [Apply],
-// [Delete]) or a composite literal.
+// [Delete], and for reads [Get] and [List]) or a composite literal.
 type Action struct {
 	// Verb is one of the Verb constants.
 	Verb string
@@ -197,6 +197,17 @@ func FromList(recorded []clienttesting.Action) []Action {
 	return out
 }
 
+// Reads returns the get and list actions of as, in order.
+func Reads(as []Action) []Action {
+	var out []Action
+	for _, a := range as {
+		if a.Verb == VerbGet || a.Verb == VerbList {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Writes returns the write actions of as, in order.
 func Writes(as []Action) []Action {
 	var out []Action
@@ -236,6 +247,20 @@ func UpdateStatus(obj runtime.Object) Action {
 // Delete returns the expected deletion of obj; only obj's type, namespace
 // and name count.
 func Delete(obj runtime.Object) Action { return fromObject(VerbDelete, obj, false) }
+
+// Get returns the expected read (get) of obj; only obj's type, namespace
+// and name count.
+func Get(obj runtime.Object) Action { return fromObject(VerbGet, obj, false) }
+
+// List returns the expected list of the resource of example's type in
+// namespace ("" for every namespace, or for a cluster-scoped resource).
+// Only example's type counts: an empty value such as &appsv1.Deployment{}
+// will do. Label and field selectors are not compared.
+func List(example runtime.Object, namespace string) Action {
+	a := fromObject(VerbList, example, false)
+	a.Namespace, a.Name = namespace, ""
+	return a
+}
 
 // Patch returns the expected patch of obj (whose type, namespace and name
 // count) with a patch of type pt and body data. Bodies are compared as JSON
@@ -326,6 +351,10 @@ func constructorName(verb string) string {
 		return "Delete"
 	case VerbPatch:
 		return "Patch"
+	case VerbGet:
+		return "Get"
+	case VerbList:
+		return "List"
 	}
 	return verb
 }

@@ -312,3 +312,38 @@ func TestSubsetEmptyWantMatchesAnyObject(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+func TestReadConstructorsMatchRecorded(t *testing.T) {
+	ctx := t.Context()
+	got := record(t, func(c *fake.Clientset) {
+		_, _ = c.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+		_, _ = c.AppsV1().Deployments("default").List(ctx, metav1.ListOptions{})
+		_, _ = c.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		_, _ = c.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
+		_, _ = c.AppsV1().Deployments("default").Create(ctx, deployment("web", 1), metav1.CreateOptions{})
+	})
+	want := []Action{
+		Get(deployment("web", 0)),
+		List(&appsv1.Deployment{}, "default"),
+		List(&corev1.Pod{}, ""),
+		Get(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}),
+	}
+	if d := Diff(want, Reads(got)); d != "" {
+		t.Errorf("Diff = %s", d)
+	}
+	// Each part counts: a list of another namespace, a get of another name,
+	// the order.
+	for name, bad := range map[string][]Action{
+		"namespace": {Get(deployment("web", 0)), List(&appsv1.Deployment{}, "other"), List(&corev1.Pod{}, ""), want[3]},
+		"name":      {Get(deployment("api", 0)), want[1], want[2], want[3]},
+		"order":     {want[1], want[0], want[2], want[3]},
+		"verb":      {List(deployment("web", 0), "default"), want[1], want[2], want[3]},
+	} {
+		if Diff(bad, Reads(got)) == "" {
+			t.Errorf("%s: Diff matched %v", name, bad)
+		}
+	}
+	if a := Get(nil); Diff([]Action{a}, nil) == "" || !strings.Contains(Diff([]Action{a}, nil), "actions.Get: nil object") {
+		t.Errorf("Get(nil): Diff = %q", Diff([]Action{a}, nil))
+	}
+}

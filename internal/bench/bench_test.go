@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -36,6 +35,7 @@ import (
 	informers "github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/golden"
+	"github.com/ctrltest/ctrltest/tbtest"
 )
 
 // TestMain fails the run when a test or a benchmark leaves a goroutine
@@ -177,71 +177,6 @@ func worldOf(n int) *world {
 // The per-iteration test.
 // ---------------------------------------------------------------------------
 
-// iterTB is the test of one benchmark iteration: what a row's subtest is to
-// a table test. It has its own context and cleanups (run, after the context
-// is cancelled, when the iteration ends, as testing does when a test ends)
-// and keeps its log in memory, as testing.T does until the test ends, then
-// drops it (a benchmark's b.Log is always printed). Failures go to the
-// benchmark. Both fixtures run on it, so they pay for the same logging.
-//
-// What it leaves out of both: the cost of t.Run itself (a goroutine and
-// testing's bookkeeping per subtest) and testing.T's decoration of each log
-// line with its caller.
-type iterTB struct {
-	testing.TB
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	mu       sync.Mutex
-	cleanups []func()
-	log      []byte
-}
-
-func newIterTB(tb testing.TB) *iterTB {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &iterTB{TB: tb, ctx: ctx, cancel: cancel}
-}
-
-func (t *iterTB) Context() context.Context { return t.ctx }
-
-func (t *iterTB) Cleanup(f func()) {
-	t.mu.Lock()
-	t.cleanups = append(t.cleanups, f)
-	t.mu.Unlock()
-}
-
-func (t *iterTB) Log(args ...any) {
-	s := fmt.Sprintln(args...)
-	t.mu.Lock()
-	t.log = append(t.log, s...)
-	t.mu.Unlock()
-}
-
-func (t *iterTB) Logf(format string, args ...any) {
-	s := fmt.Sprintf(format, args...)
-	t.mu.Lock()
-	t.log = append(append(t.log, s...), '\n')
-	t.mu.Unlock()
-}
-
-// finish ends the iteration's test: it cancels the context, then runs the
-// cleanups, last registered first.
-func (t *iterTB) finish() {
-	t.cancel()
-	for {
-		t.mu.Lock()
-		n := len(t.cleanups)
-		if n == 0 {
-			t.mu.Unlock()
-			return
-		}
-		f := t.cleanups[n-1]
-		t.cleanups = t.cleanups[:n-1]
-		t.mu.Unlock()
-		f()
-	}
-}
-
 // ---------------------------------------------------------------------------
 // One row, three ways.
 // ---------------------------------------------------------------------------
@@ -305,8 +240,8 @@ func allVariants() []variant {
 // test of its own that ends before run returns. When check is not nil it
 // gets the writes the controller made, as "verb resource[/subresource]".
 func (v variant) run(tb testing.TB, w *world, check func(writes []string)) {
-	t := newIterTB(tb)
-	defer t.finish()
+	t := tbtest.PerOp(tb)
+	defer t.Done()
 	switch v.impl {
 	case "ctrltest", "ctrltest-newclientset":
 		res := ctrltestRow(t, w, v.impl, v.backend, v.informers)
@@ -511,8 +446,8 @@ func BenchmarkRow(b *testing.B) {
 //     ctrltest default mode) compared by DiffActions or by the golden file.
 func BenchmarkGolden(b *testing.B) {
 	w := worldOf(0)
-	t := newIterTB(b)
-	b.Cleanup(t.finish)
+	t := tbtest.PerOp(b)
+	b.Cleanup(t.Done)
 	res := ctrltestRow(t, w, "ctrltest", simple, false)
 	want, err := res.Golden()
 	if err != nil {
@@ -559,14 +494,14 @@ func BenchmarkGolden(b *testing.B) {
 	b.Run("op=row+golden", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			t := newIterTB(b)
+			t := tbtest.PerOp(b)
 			f := ctrltest.New(t, ctrltest.WithClientset(foos), ctrltest.WithObjects(newFoo()))
 			res := ctrltest.Sync(f, wire(f), testKey)
 			got, err := res.Golden()
 			if err != nil || !golden.AssertFile(t, path, got) {
 				b.Fatalf("golden file differs (err %v)", err)
 			}
-			t.finish()
+			t.Done()
 		}
 	})
 }

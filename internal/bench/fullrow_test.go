@@ -19,6 +19,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller"
 	"github.com/ctrltest/ctrltest/examples/owner"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/tbtest"
 )
 
 // ---------------------------------------------------------------------------
@@ -84,8 +85,8 @@ const wantChecks = "checks: settled after 2 sync(s); caches unchanged"
 // gets the writes of the (first) sync, as "verb resource[/subresource]",
 // and the test's log.
 func (v fullRowVariant) run(tb testing.TB, w *world, check func(writes []string, log string)) {
-	t := newIterTB(tb)
-	defer t.finish()
+	t := tbtest.PerOp(tb)
+	defer t.Done()
 	var writes []string
 	switch v.impl {
 	case "handwritten":
@@ -126,10 +127,7 @@ func (v fullRowVariant) run(tb testing.TB, w *world, check func(writes []string,
 			writes = append(writes, writeString(a.Verb, a.Resource.Resource, a.Subresource))
 		}
 	}
-	t.mu.Lock()
-	log := string(t.log)
-	t.mu.Unlock()
-	check(writes, log)
+	check(writes, t.Logged())
 }
 
 // verify runs v once and fails tb unless the writes are exactly the case's

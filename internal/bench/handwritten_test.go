@@ -9,7 +9,7 @@ package bench
 // these adaptations, none of which makes it cheaper than upstream's:
 //
 //   - It takes a testing.TB, so that the benchmarks can give it the same
-//     per-iteration test as ctrltest (see iterTB).
+//     per-iteration test as ctrltest (see tbtest.PerOp).
 //   - Our controller.New takes its recorder and queue: it gets
 //     record.NewFakeRecorder(100), as this repository's controller tests and
 //     upstream's tests (which overwrite c.recorder) do, and a rate-limiting
