@@ -334,17 +334,9 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	// deleted deletes it (registry.ShouldDeleteDuringUpdate).
 	if len(om.GetFinalizers()) == 0 && oldMeta.GetDeletionTimestamp() != nil &&
 		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) {
-		if err := r.Store.Delete(r.GVR, ns, om.GetName()); err != nil {
-			return nil, false, err
-		}
-		m.next()
-		return obj, true, nil
+		return m.remove(r, ns, om.GetName(), obj)
 	}
-	om.SetResourceVersion(m.next())
-	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
-		return nil, false, err
-	}
-	return obj, true, nil
+	return m.store(r, ns, obj)
 }
 
 // prepareForUpdate is rest.BeforeUpdate with the resource's strategy (sub
@@ -556,17 +548,9 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		if p > 0 || len(om.GetFinalizers()) > 0 {
 			ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
 			om.SetDeletionTimestamp(&ts)
-			om.SetResourceVersion(m.next())
-			if err := r.Store.Update(r.GVR, obj, ns); err != nil {
-				return nil, false, err
-			}
-			return obj, true, nil
+			return m.store(r, ns, obj)
 		}
-		if err := r.Store.Delete(r.GVR, ns, name); err != nil {
-			return nil, false, err
-		}
-		m.next()
-		return old, true, nil
+		return m.remove(r, ns, name, old)
 	}
 	// Already being deleted, waiting for finalizers: nothing changes.
 	if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) > 0 {
@@ -581,11 +565,7 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 			om.SetGeneration(g + 1)
 		}
 		setGCFinalizers(om, opts)
-		om.SetResourceVersion(m.next())
-		if err := r.Store.Update(r.GVR, obj, ns); err != nil {
-			return nil, false, err
-		}
-		return obj, true, nil
+		return m.store(r, ns, obj)
 	}
 	setGCFinalizers(om, opts)
 	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
@@ -598,17 +578,28 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		zero := int64(0)
 		om.SetDeletionGracePeriodSeconds(&zero)
-		om.SetResourceVersion(m.next())
-		if err := r.Store.Update(r.GVR, obj, ns); err != nil {
-			return nil, false, err
-		}
-		return obj, true, nil
+		return m.store(r, ns, obj)
 	}
+	return m.remove(r, ns, name, old)
+}
+
+// store stores obj, changed, with a new resourceVersion.
+func (m *Model) store(r *Resource, ns string, obj runtime.Object) (runtime.Object, bool, error) {
+	om, _ := meta.Accessor(obj)
+	om.SetResourceVersion(m.next())
+	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
+		return nil, false, err
+	}
+	return obj, true, nil
+}
+
+// remove deletes the stored object; the server answers with answer.
+func (m *Model) remove(r *Resource, ns, name string, answer runtime.Object) (runtime.Object, bool, error) {
 	if err := r.Store.Delete(r.GVR, ns, name); err != nil {
 		return nil, false, err
 	}
 	m.next()
-	return old, true, nil
+	return answer, true, nil
 }
 
 // gracePeriod is the Pod strategy's CheckGracefulDelete: a pod bound to a
