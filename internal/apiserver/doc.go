@@ -22,7 +22,8 @@
 //   - delete: finalizers (deletionTimestamp, generation+1), the garbage
 //     collector's finalizers for the Orphan and Foreground propagation
 //     policies, graceful deletion of pods bound to a node, preconditions;
-//     delete-collection by label and field selector.
+//     delete-collection by label and field selector;
+//   - dry runs: the answer the write would get; nothing is stored.
 //
 // Every rule is read from kube-apiserver v1.37's code (the registry's
 // strategies, k8s.io/apiserver's rest and registry packages, the etcd3

@@ -189,6 +189,19 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 	if sub == "status" && !r.Status {
 		return nil, false, noSubresource(r, action)
 	}
+	if dryRun(action) {
+		// The server runs the request to its end and stores nothing.
+		revision, uids, names := m.revision, m.uids, m.names
+		defer func() { m.revision, m.uids, m.names = revision, uids, names }()
+		dry := *r
+		dry.Store = dryStore{r.Store}
+		obj, _, err := m.do(&dry, action, ns, sub)
+		return obj, false, err
+	}
+	return m.do(r, action, ns, sub)
+}
+
+func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string) (runtime.Object, bool, error) {
 	switch a := action.(type) {
 	case clienttesting.CreateActionImpl:
 		if sub != "" {
@@ -209,6 +222,38 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 		return m.deleteCollection(r, ns, a)
 	}
 	return nil, false, apierrors.NewMethodNotSupported(r.GVR.GroupResource(), action.GetVerb())
+}
+
+// dryRun reports whether a write asks for a dry run.
+func dryRun(action clienttesting.Action) bool {
+	switch a := action.(type) {
+	case clienttesting.CreateActionImpl:
+		return len(a.CreateOptions.DryRun) > 0
+	case clienttesting.UpdateActionImpl:
+		return len(a.UpdateOptions.DryRun) > 0
+	case clienttesting.PatchActionImpl:
+		return len(a.PatchOptions.DryRun) > 0
+	case clienttesting.DeleteActionImpl:
+		return len(a.DeleteOptions.DryRun) > 0
+	case clienttesting.DeleteCollectionActionImpl:
+		return len(a.DeleteOptions.DryRun) > 0
+	}
+	return false
+}
+
+// dryStore reads from a store and writes nothing.
+type dryStore struct{ Store }
+
+func (dryStore) Create(schema.GroupVersionResource, runtime.Object, string, ...metav1.CreateOptions) error {
+	return nil
+}
+
+func (dryStore) Update(schema.GroupVersionResource, runtime.Object, string, ...metav1.UpdateOptions) error {
+	return nil
+}
+
+func (dryStore) Delete(schema.GroupVersionResource, string, string, ...metav1.DeleteOptions) error {
+	return nil
 }
 
 func noSubresource(r *Resource, action clienttesting.Action) error {
