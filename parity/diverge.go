@@ -37,7 +37,7 @@ func diverge(fakes, server Side) []Divergence {
 		refused = true
 	}
 	if refused && errText(fakes.Err) == errText(server.Err) {
-		out, refused = nil, false // the fakes refused the same writes (fidelity)
+		out, refused = nil, false // the fakes refused the same writes (the server model)
 	}
 	out = append(out, divergeWrites(fakes.Writes, server.Writes)...)
 	if errText(fakes.Err) != errText(server.Err) && !refused {

@@ -17,7 +17,8 @@ import (
 // every check beyond one sync:
 //
 //   - idempotency (on by default): each row syncs its key again on the world
-//     its sync left, and fails if that second sync writes;
+//     its sync left, and fails if that second sync changes the stored world
+//     (a write that changes nothing is listed as redundant, not failed);
 //   - convergence: with WantObjects, each row then syncs until the world
 //     settles and compares the Foos and Deployments the clientsets hold;
 //   - the fault sweep (Sweep): each row is run again once per write and per
