@@ -174,3 +174,47 @@ func TestServerSideFailureIsReported(t *testing.T) {
 		t.Error("the server side's skip reached the row's test")
 	}
 }
+
+// A status update that sends back the stored status is a no-op on the
+// server as on the model: redundant, not a change, so the idempotency
+// check passes a controller that writes its status on every sync (upstream
+// sample-controller's shape), on both sides.
+func TestRedundantUpdatesOnBothSides(t *testing.T) {
+	srv := parity.Shared(t)
+	seed := func() *v1alpha1.Foo {
+		return &v1alpha1.Foo{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec:       v1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](1)},
+		}
+	}
+	writeStatus := func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+		return func(ctx context.Context, key cache.ObjectName) error {
+			client := foo.Foos.Client(f).SamplecontrollerV1alpha1().Foos(key.Namespace)
+			fo, err := client.Get(ctx, key.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			fo.Status.AvailableReplicas = 1 // the same on every sync
+			_, err = client.UpdateStatus(ctx, fo, metav1.UpdateOptions{})
+			return err
+		}
+	}
+	for _, side := range []struct {
+		name string
+		opts []fixture.Option
+	}{{"model", nil}, {"server", []fixture.Option{fixture.WithServer(srv)}}} {
+		t.Run(side.name, func(t *testing.T) {
+			f := fixture.New(t, append([]fixture.Option{fixture.WithClientset(foo.Foos), fixture.WithObjects(seed())}, side.opts...)...)
+			sync := writeStatus(f)
+			first := fixture.Sync(f, sync, "default/web")
+			if !first.Changed || len(first.Redundant) != 0 {
+				t.Errorf("first sync: changed %v, redundant %v; want a change", first.Changed, first.Redundant)
+			}
+			f.Refresh()
+			second := fixture.Sync(f, sync, "default/web")
+			if second.Changed || len(second.Redundant) != 1 {
+				t.Errorf("second sync: changed %v, redundant %v; want the status update, redundant", second.Changed, second.Redundant)
+			}
+		})
+	}
+}
