@@ -7,12 +7,22 @@ BENCH     ?= .
 COUNT     ?= 6
 BENCHTIME ?= 1x
 
-.PHONY: all test unit vet lint codegen verify-codegen example bench golden verify-golden parity
+.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench golden verify-golden parity
 
 all: lint test
 
-## test: vet, race-enabled tests of every package, and the generated-code check.
-test: vet unit verify-codegen
+## test: vet, race-enabled tests of every package, the generated-code check,
+## the go-line check and the documentation's paths.
+test: vet unit verify-codegen verify-go-line verify-doc-paths
+
+## verify-doc-paths: the repository paths the docs name exist.
+verify-doc-paths:
+	hack/verify-doc-paths.sh
+
+## verify-go-line: go.mod's go line (and parity's) is the highest go line of
+## the dependencies, not a patch release that would force users to raise theirs.
+verify-go-line:
+	hack/verify-go-line.sh
 
 # parity/ is a module of its own (its tests skip until
 # hack/parity-binaries.sh has built a kube-apiserver).

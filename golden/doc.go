@@ -9,6 +9,20 @@
 // results through this package (fixture.Result.AssertGolden, Table.Golden,
 // fixture.Cases).
 //
+// # Normalizers
+//
+// Besides volatile metadata, [Render] replaces what a real controller makes
+// differently on every run: condition timestamps (lastTransitionTime,
+// lastUpdateTime, ...) render as "<time>", UUID-shaped uids (owner
+// references to objects made with uuid.NewUUID) as "<uid-N>" by order of
+// appearance. metadata.generation is kept, so that a reviewer can check
+// status.observedGeneration against it. Fields of your own go through
+// [Mask] and [WithTransform] (fixture: Table.GoldenOptions,
+// Row.GoldenOptions, Cases.GoldenOptions, Result.AssertGolden(opts...));
+// [KeepUIDs] and [KeepConditionTimes] turn the built-in ones off. A package
+// whose directory is read-only keeps its files elsewhere: [PathIn],
+// Table.GoldenDir, Result.AssertGoldenIn.
+//
 // [Assert] compares a document with the golden file of the running test,
 // testdata/<TestName>/<subtest>.golden.yaml ([Path]; names are sanitized by
 // [SanitizeName] so that no name escapes testdata/ and no two subtests share

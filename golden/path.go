@@ -20,11 +20,20 @@ const Dir = "testdata"
 // for a test without subtests. Each part of the name is sanitized (see
 // SanitizeName), so no name escapes testdata/.
 func Path(name string) string {
+	return PathIn(Dir, name)
+}
+
+// PathIn is Path with dir in place of testdata/: the golden file of the test
+// named name under dir, <dir>/<TestName>/<subtest>.golden.yaml. Use it when
+// the package directory cannot be written (a package in the module cache,
+// tested through an overlay): dir may be absolute. Files under a dir other
+// than testdata/ are not looked at by Stale.
+func PathIn(dir, name string) string {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = SanitizeName(p)
 	}
-	return filepath.Join(append([]string{Dir}, parts...)...) + Suffix
+	return filepath.Join(append([]string{dir}, parts...)...) + Suffix
 }
 
 // SanitizeName turns one part of a test name into a safe file name: letters,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -65,10 +66,22 @@ type actionDoc struct {
 // action in order (verb, apiVersion, resource, subresource, namespace, name,
 // field manager, and the object as kubectl get -o yaml shows it, or the
 // patch type and body), the events, the enqueued records and the error text.
-// Keys are sorted, volatile metadata (actions.NormalizeVolatile) is removed,
-// lines end in LF and the text ends with a newline: the same sync renders
-// to the same bytes on every run and machine.
-func Render(s Sync) ([]byte, error) {
+// Keys are sorted, volatile metadata (actions.NormalizeVolatile) is removed
+// but metadata.generation is kept (a reviewer checks a status's
+// observedGeneration against it), lines end in LF and the text ends with a
+// newline: the same sync renders to the same bytes on every run and machine.
+//
+// In every object and patch body, the set timestamps of status.conditions
+// (lastTransitionTime, lastUpdateTime, lastHeartbeatTime, lastProbeTime)
+// render as TimePlaceholder, and every UUID-shaped value of a field named
+// uid (owner references, preconditions) as "<uid-N>", numbered by order of
+// appearance in the document, so that uids made with uuid.NewUUID render
+// the same on every run and equal uids stay visibly equal (KeepUIDs and
+// KeepConditionTimes turn these off). Options add transforms of your own
+// (WithTransform, Mask), applied after these.
+func Render(s Sync, opts ...Option) ([]byte, error) {
+	c := newConfig(opts)
+	ids := uids{}
 	doc := syncDoc{Key: s.Key, Actions: []actionDoc{}, Events: s.Events, Enqueued: s.Enqueued}
 	if doc.Events == nil {
 		doc.Events = []Event{}
@@ -96,26 +109,51 @@ func Render(s Sync) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("action %d (%s): %v", i, a, err)
 			}
+			c.normalize(obj, ids)
 			ad.Object = obj
 		}
 		if len(a.Patch) > 0 {
 			ad.Patch = decodePatch(a.Patch)
+			if m, ok := ad.Patch.(map[string]any); ok {
+				c.normalize(m, ids)
+			}
 		}
 		doc.Actions = append(doc.Actions, ad)
 	}
 	return yaml.Marshal(doc)
 }
 
+// normalize applies the built-in normalizers, then the caller's
+// transforms, to one rendered object or patch body.
+func (c *config) normalize(m map[string]any, ids uids) {
+	if !c.keepConditionTimes {
+		normalizeConditionTimes(m)
+	}
+	if !c.keepUIDs {
+		ids.normalize(m)
+	}
+	for _, t := range c.transforms {
+		t(m)
+	}
+}
+
 // Object returns obj as a golden file shows it: a deep copy with volatile
-// metadata removed, as an unstructured map with apiVersion and kind (from
-// kind, when obj does not carry them).
+// metadata removed (metadata.generation is kept), as an unstructured map
+// with apiVersion and kind (from kind, when obj does not carry them).
 func Object(obj runtime.Object, kind func(runtime.Object) (schema.GroupVersionKind, bool)) (map[string]any, error) {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Empty() && kind != nil {
 		gvk, _ = kind(obj)
 	}
 	obj = obj.DeepCopyObject()
+	var generation int64
+	if m, err := meta.Accessor(obj); err == nil {
+		generation = m.GetGeneration()
+	}
 	actions.NormalizeVolatile(obj)
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetGeneration(generation)
+	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, err

@@ -15,10 +15,12 @@ boilerplate="${root}/hack/boilerplate.go.txt"
 
 cd "${out_root}"
 
-# generate APIS_DIR GROUP_VERSION OUTPUT_DIR [OPENAPI]
-#   With OPENAPI=openapi, OpenAPI definitions are generated too (for packages
-#   tagged +k8s:openapi-gen=true) and given to applyconfiguration-gen, so that
-#   the fake clientset's NewClientset can track managed fields of the types.
+# generate APIS_DIR GROUP_VERSION OUTPUT_DIR [SCHEMA_CMD]
+#   With SCHEMA_CMD (the package of a command that prints the definitions
+#   openapi-gen made, e.g. ./hack/models-schema), OpenAPI definitions are
+#   generated too (for packages tagged +k8s:openapi-gen=true) and given to
+#   applyconfiguration-gen, so that the fake clientset's NewClientset can
+#   track managed fields of the types.
 #   APIS_DIR holds GROUP/VERSION packages; OUTPUT_DIR receives applyconfiguration,
 #   clientset/versioned, listers and informers/externalversions.
 generate() {
@@ -54,7 +56,7 @@ generate() {
       k8s.io/apimachinery/pkg/version \
       k8s.io/apimachinery/pkg/api/resource \
       "${input}"
-    go run ./hack/models-schema >"${schema}"
+    go run "${openapi}" >"${schema}"
     schema_args=(--openapi-schema "${schema}")
     rm -f "${report}"
   fi
@@ -91,6 +93,6 @@ generate() {
 }
 
 # The reference controller's API.
-generate controller/apis samplecontroller/v1alpha1 controller/generated openapi
+generate controller/apis samplecontroller/v1alpha1 controller/generated ./hack/models-schema
 # A test-only API for ctrltest's own tests.
-generate internal/testapi/apis gateway/v1alpha1 internal/testapi/generated
+generate internal/testapi/apis gateway/v1alpha1 internal/testapi/generated ./hack/testapi-schema

@@ -14,6 +14,7 @@ cp -R "${root}/controller/apis" "${scratch}/controller/"
 cp -R "${root}/internal/testapi/apis" "${scratch}/internal/testapi/"
 mkdir -p "${scratch}/hack"
 cp -R "${root}/hack/models-schema" "${scratch}/hack/"
+cp -R "${root}/hack/testapi-schema" "${scratch}/hack/"
 
 "${root}/hack/update-codegen.sh" "${scratch}"
 

@@ -1,6 +1,6 @@
 module github.com/ctrltest/ctrltest/parity
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/ctrltest/ctrltest v0.0.0

@@ -1,4 +1,5 @@
 // +k8s:deepcopy-gen=package
+// +k8s:openapi-gen=true
 // +groupName=gateway.ctrltest.dev
 
 // Package v1alpha1 is a test-only API group for ctrltest's own tests: a

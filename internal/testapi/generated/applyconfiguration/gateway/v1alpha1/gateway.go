@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	gatewayv1alpha1 "github.com/ctrltest/ctrltest/internal/testapi/apis/gateway/v1alpha1"
+	internal "github.com/ctrltest/ctrltest/internal/testapi/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -43,6 +46,41 @@ func Gateway(name, namespace string) *GatewayApplyConfiguration {
 	b.WithKind("Gateway")
 	b.WithAPIVersion("gateway.ctrltest.dev/v1alpha1")
 	return b
+}
+
+// ExtractGatewayFrom extracts the applied configuration owned by fieldManager from
+// gateway for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// gateway must be a unmodified Gateway API object that was retrieved from the Kubernetes API.
+// ExtractGatewayFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractGatewayFrom(gateway *gatewayv1alpha1.Gateway, fieldManager string, subresource string) (*GatewayApplyConfiguration, error) {
+	b := &GatewayApplyConfiguration{}
+	err := managedfields.ExtractInto(gateway, internal.Parser().Type("com.github.ctrltest.ctrltest.internal.testapi.apis.gateway.v1alpha1.Gateway"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(gateway.Name)
+	b.WithNamespace(gateway.Namespace)
+
+	b.WithKind("Gateway")
+	b.WithAPIVersion("gateway.ctrltest.dev/v1alpha1")
+	return b, nil
+}
+
+// ExtractGateway extracts the applied configuration owned by fieldManager from
+// gateway. If no managedFields are found in gateway for fieldManager, a
+// GatewayApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// gateway must be a unmodified Gateway API object that was retrieved from the Kubernetes API.
+// ExtractGateway provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractGateway(gateway *gatewayv1alpha1.Gateway, fieldManager string) (*GatewayApplyConfiguration, error) {
+	return ExtractGatewayFrom(gateway, fieldManager, "")
 }
 
 func (b GatewayApplyConfiguration) IsApplyConfiguration() {}

@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	gatewayv1alpha1 "github.com/ctrltest/ctrltest/internal/testapi/apis/gateway/v1alpha1"
+	internal "github.com/ctrltest/ctrltest/internal/testapi/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -41,6 +44,40 @@ func GatewayClass(name string) *GatewayClassApplyConfiguration {
 	b.WithKind("GatewayClass")
 	b.WithAPIVersion("gateway.ctrltest.dev/v1alpha1")
 	return b
+}
+
+// ExtractGatewayClassFrom extracts the applied configuration owned by fieldManager from
+// gatewayClass for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// gatewayClass must be a unmodified GatewayClass API object that was retrieved from the Kubernetes API.
+// ExtractGatewayClassFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractGatewayClassFrom(gatewayClass *gatewayv1alpha1.GatewayClass, fieldManager string, subresource string) (*GatewayClassApplyConfiguration, error) {
+	b := &GatewayClassApplyConfiguration{}
+	err := managedfields.ExtractInto(gatewayClass, internal.Parser().Type("com.github.ctrltest.ctrltest.internal.testapi.apis.gateway.v1alpha1.GatewayClass"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(gatewayClass.Name)
+
+	b.WithKind("GatewayClass")
+	b.WithAPIVersion("gateway.ctrltest.dev/v1alpha1")
+	return b, nil
+}
+
+// ExtractGatewayClass extracts the applied configuration owned by fieldManager from
+// gatewayClass. If no managedFields are found in gatewayClass for fieldManager, a
+// GatewayClassApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// gatewayClass must be a unmodified GatewayClass API object that was retrieved from the Kubernetes API.
+// ExtractGatewayClass provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractGatewayClass(gatewayClass *gatewayv1alpha1.GatewayClass, fieldManager string) (*GatewayClassApplyConfiguration, error) {
+	return ExtractGatewayClassFrom(gatewayClass, fieldManager, "")
 }
 
 func (b GatewayClassApplyConfiguration) IsApplyConfiguration() {}
