@@ -15,6 +15,7 @@ cp -R "${root}/internal/testapi/apis" "${scratch}/internal/testapi/"
 mkdir -p "${scratch}/hack"
 cp -R "${root}/hack/models-schema" "${scratch}/hack/"
 cp -R "${root}/hack/testapi-schema" "${scratch}/hack/"
+cp -R "${root}/hack/openapischema" "${scratch}/hack/"
 
 "${root}/hack/update-codegen.sh" "${scratch}"
 

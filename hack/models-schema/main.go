@@ -6,41 +6,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-
-	"k8s.io/kube-openapi/pkg/common"
-	"k8s.io/kube-openapi/pkg/util"
-	"k8s.io/kube-openapi/pkg/validation/spec"
-
 	"github.com/ctrltest/ctrltest/controller/generated/openapi"
+	"github.com/ctrltest/ctrltest/hack/openapischema"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "models-schema:", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	ref := func(name string) spec.Ref {
-		return spec.MustCreateRef("#/definitions/" + util.ToRESTFriendlyName(name))
-	}
-	defs := openapi.GetOpenAPIDefinitions(common.ReferenceCallback(ref))
-	swagger := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
-		Swagger:     "2.0",
-		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "ctrltest reference controller", Version: "v1alpha1"}},
-		Definitions: spec.Definitions{},
-	}}
-	for name, def := range defs {
-		swagger.Definitions[util.ToRESTFriendlyName(name)] = def.Schema
-	}
-	out, err := json.MarshalIndent(swagger, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = os.Stdout.Write(append(out, '\n'))
-	return err
+	openapischema.Main("models-schema", "ctrltest reference controller", openapi.GetOpenAPIDefinitions)
 }
