@@ -112,14 +112,6 @@ func (m *Model) Reserve(n int64) {
 	m.revision = max(m.revision, n)
 }
 
-// Revision returns the world's resourceVersion: it moves exactly when a
-// write changes a stored object.
-func (m *Model) Revision() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.revision
-}
-
 // SeedUID is the uid the model gives a seed object that has none: a
 // deterministic function of its kind, namespace and name, so that it does
 // not depend on the order in which seeds are stored.
@@ -345,6 +337,9 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	old, err := r.Store.Get(r.GVR, ns, om.GetName())
 	if err != nil {
 		return nil, false, err
+	}
+	if reflect.TypeOf(obj) != reflect.TypeOf(old) { // the strategies copy parts of one into the other
+		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("%s %q is stored as %T; the request sent %T", r.GVR.Resource, om.GetName(), old, obj))
 	}
 	oldMeta, _ := meta.Accessor(old)
 	switch rv := om.GetResourceVersion(); {
