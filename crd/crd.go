@@ -209,8 +209,31 @@ func newDefinitions(cs []*compiled) (*Definitions, error) {
 	return d, nil
 }
 
-// parse compiles every document of data.
+// parsed caches parse's results by name and content: a table's rows that
+// each make their option with Files read the file, and find it parsed.
+var parsed sync.Map // parseKey -> *parseEntry
+
+type parseKey struct {
+	name string
+	sum  [sha256.Size]byte
+}
+
+type parseEntry struct {
+	once sync.Once
+	cs   []*compiled
+	err  error
+}
+
+// parse compiles every document of data, once per name and content.
 func parse(name string, data []byte) ([]*compiled, error) {
+	e, _ := parsed.LoadOrStore(parseKey{name, sha256.Sum256(data)}, &parseEntry{})
+	entry := e.(*parseEntry)
+	entry.once.Do(func() { entry.cs, entry.err = parseDocs(name, data) })
+	return entry.cs, entry.err
+}
+
+// parseDocs compiles every document of data.
+func parseDocs(name string, data []byte) ([]*compiled, error) {
 	r := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*compiled
 	for i := 1; ; i++ {

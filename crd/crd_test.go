@@ -394,24 +394,54 @@ func mustRead(t testing.TB, path string) []byte {
 }
 
 // BenchmarkRowWithCRD is a row with a CRD schema: a fixture, a seed and a
-// create of a custom resource, validated. compilations/op stays 0: the
-// schema is compiled once per test binary, not per fixture.
+// create of a custom resource, defaulted and validated (crd=files: the
+// option made per fixture with Files; crd=loaded: made once with Load),
+// beside the same row without the schema (crd=off). compilations/op stays 0: the
+// schema is compiled once per test binary, not per fixture; the row pays
+// for what it writes and seeds. BenchmarkCompile is what compiling the
+// schema per fixture would cost.
 func BenchmarkRowWithCRD(b *testing.B) {
-	if _, err := Load(manifest); err != nil {
+	defs, err := Load(manifest)
+	if err != nil {
 		b.Fatal(err)
 	}
-	before := compilations.Load()
+	for _, mode := range []string{"off", "files", "loaded"} {
+		b.Run("crd="+mode, func(b *testing.B) {
+			before := compilations.Load()
+			b.ReportAllocs()
+			for b.Loop() {
+				op := tbtest.PerOp(b)
+				opts := []fixture.Option{fixture.WithClientset(foos), fixture.WithObjects(newFoo("web", "web", ptr.To[int32](1)))}
+				switch mode {
+				case "files": // reads the file, finds it parsed and compiled
+					opts = append(opts, Files(op, manifest))
+				case "loaded":
+					opts = append(opts, defs.Option())
+				}
+				f := fixture.New(op, opts...)
+				c := foos.Client(f).SamplecontrollerV1alpha1().Foos("default")
+				res := fixture.Sync(f, func(ctx context.Context, _ string) error {
+					_, err := c.Create(ctx, newFoo("new", "new", ptr.To[int32](2)), metav1.CreateOptions{})
+					return err
+				}, "default/web")
+				if res.Err != nil {
+					b.Fatal(res.Err)
+				}
+				op.Done()
+			}
+			b.ReportMetric(float64(compilations.Load()-before)/float64(b.N), "compilations/op")
+		})
+	}
+}
+
+// BenchmarkCompile compiles the Foo CRD (validation, structural schema,
+// schema validators, CEL programs), bypassing the cache.
+func BenchmarkCompile(b *testing.B) {
+	doc := mustRead(b, manifest)
 	b.ReportAllocs()
 	for b.Loop() {
-		f := fixture.New(b, fixture.WithClientset(foos), Files(b, manifest), fixture.WithObjects(newFoo("web", "web", nil)))
-		c := foos.Client(f).SamplecontrollerV1alpha1().Foos("default")
-		res := fixture.Sync(f, func(ctx context.Context, _ string) error {
-			_, err := c.Create(ctx, newFoo("new", "new", ptr.To[int32](2)), metav1.CreateOptions{})
-			return err
-		}, "default/web")
-		if res.Err != nil {
-			b.Fatal(res.Err)
+		if _, err := compile(doc); err != nil {
+			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(compilations.Load()-before)/float64(b.N), "compilations/op")
 }
