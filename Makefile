@@ -24,14 +24,16 @@ verify-doc-paths:
 verify-go-line:
 	hack/verify-go-line.sh
 
-# parity/ is a module of its own (its tests skip until
+# parity/ and crd/ are modules of their own (parity's tests skip until
 # hack/parity-binaries.sh has built a kube-apiserver).
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	cd crd && $(GO) test -race -count=1 ./...
 	cd parity && $(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet $(PKGS)
+	cd crd && $(GO) vet ./...
 	cd parity && $(GO) vet ./...
 
 ## lint: gofmt must print nothing; go vet; staticcheck.
@@ -39,6 +41,7 @@ lint: vet
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
 	$(GO) tool staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
+	cd crd && $(GO) tool staticcheck ./...
 	cd parity && $(GO) tool staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -404,14 +402,4 @@ func resourceOf(crd *apiextensionsv1.CustomResourceDefinition) Resource {
 		r.Versions = append(r.Versions, ver)
 	}
 	return r
-}
-
-// kinds lists the kinds the definitions serve, for messages.
-func (d *Definitions) kinds() string {
-	var out []string
-	for gvk := range d.byGVK {
-		out = append(out, gvk.String())
-	}
-	sort.Strings(out)
-	return strings.Join(out, ", ")
 }
