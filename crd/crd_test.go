@@ -445,3 +445,62 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	}
 }
+
+// Ratcheting: an update that leaves an invalid field as it was passes, as
+// on kube-apiserver (CRDValidationRatcheting, GA); one that changes it
+// does not.
+func TestRatcheting(t *testing.T) {
+	d, err := Load(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foo := func(replicas int64, deployment string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "samplecontroller.ctrltest.dev/v1alpha1", "kind": "Foo",
+			"metadata": map[string]any{"name": "web", "namespace": "default", "resourceVersion": "1"},
+			"spec":     map[string]any{"deploymentName": deployment, "replicas": replicas},
+		}}
+	}
+	old := foo(11, "web") // stored before the CRD had its maximum
+	if errs := d.Validate(foo(11, "web").DeepCopy(), old, ""); len(errs) != 0 {
+		t.Errorf("an update that keeps the invalid replicas: %v; want none (ratcheting)", errs)
+	}
+	if errs := d.Validate(foo(12, "web"), old, ""); len(errs) != 1 || !strings.Contains(errs[0].Error(), "spec.replicas: Invalid value: 12") {
+		t.Errorf("an update to other invalid replicas: %v; want the maximum's error", errs)
+	}
+}
+
+// A default that does not fit the Go type fails the test, naming the
+// object, and the write gets an internal error.
+func TestDefaultThatDoesNotFitTheGoType(t *testing.T) {
+	const misfit = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: foos.samplecontroller.ctrltest.dev}
+spec:
+  group: samplecontroller.ctrltest.dev
+  scope: Namespaced
+  names: {kind: Foo, plural: foos}
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                deploymentName: {type: string}
+                replicas: {type: string, default: one}
+`
+	rec := tbtest.Run(t, func(t testing.TB) {
+		f := fixture.New(t, fixture.WithClientset(foos), Bytes(t, []byte(misfit)), fixture.WithObjects(newFoo("web", "web", nil)))
+		fixture.Sync(f, func(context.Context, string) error { return nil }, "default/web")
+	})
+	want := "the defaulting function panicked on Foo default/web: crd: Foo: the defaulted object does not fit *v1alpha1.Foo"
+	if !rec.Failed() || !strings.Contains(rec.String(), want) {
+		t.Errorf("failed %v, messages:\n%s\nwant one containing %q", rec.Failed(), rec, want)
+	}
+}
