@@ -2,6 +2,7 @@ package crd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -502,5 +503,24 @@ spec:
 	want := "the defaulting function panicked on Foo default/web: crd: Foo: the defaulted object does not fit *v1alpha1.Foo"
 	if !rec.Failed() || !strings.Contains(rec.String(), want) {
 		t.Errorf("failed %v, messages:\n%s\nwant one containing %q", rec.Failed(), rec, want)
+	}
+}
+
+// Fixtures in parallel share the compiled definitions (go test -race).
+func TestParallelFixtures(t *testing.T) {
+	for i := range 4 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			err := errorOf(t, func(ctx context.Context, c fooClient) error {
+				if _, err := c.Create(ctx, newFoo("new", "new", nil), metav1.CreateOptions{}); err != nil {
+					return err
+				}
+				_, err := c.Create(ctx, newFoo("big", "big", ptr.To[int32](11)), metav1.CreateOptions{})
+				return err
+			}, newFoo("web", "web", nil))
+			if !apierrors.IsInvalid(err) {
+				t.Errorf("got %v; want Invalid", err)
+			}
+		})
 	}
 }
