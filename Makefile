@@ -24,14 +24,19 @@ verify-doc-paths:
 verify-go-line:
 	hack/verify-go-line.sh
 
-# parity/ is a module of its own (its tests skip until
-# hack/parity-binaries.sh has built a kube-apiserver).
+# parity/, crd/ and examples/legacyscheme/ are modules of their own
+# (parity's tests skip until hack/parity-binaries.sh has built a
+# kube-apiserver; legacyscheme requires k8s.io/kubernetes).
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	cd crd && $(GO) test -race -count=1 ./...
+	cd examples/legacyscheme && $(GO) test -race -count=1 ./...
 	cd parity && $(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet $(PKGS)
+	cd crd && $(GO) vet ./...
+	cd examples/legacyscheme && $(GO) vet ./...
 	cd parity && $(GO) vet ./...
 
 ## lint: gofmt must print nothing; go vet; staticcheck.
@@ -39,6 +44,8 @@ lint: vet
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
 	$(GO) tool staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
+	cd crd && $(GO) tool staticcheck ./...
+	cd examples/legacyscheme && $(GO) tool staticcheck ./...
 	cd parity && $(GO) tool staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.

@@ -32,8 +32,10 @@
 //
 // # Limits
 //
-// No defaulting (but for a Pod's 30-second grace period), validation or
-// admission; no garbage collector: objects deleted with the Orphan or
+// No defaulting (but for a Pod's 30-second grace period) or validation of
+// its own: a Model's Admission hooks (admission.go) bring them, from
+// fixture.WithDefaulting and fixture.WithValidation (and the crd module,
+// for custom resources); no admission plugins; no garbage collector: objects deleted with the Orphan or
 // Foreground policy keep that finalizer, as on a server without
 // kube-controller-manager, while a Job deleted with default options is
 // deleted at once (kube-apiserver gives it the orphan finalizer, which the

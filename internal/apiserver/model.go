@@ -86,6 +86,10 @@ type Model struct {
 	// Now is the server's clock (creation and deletion timestamps).
 	Now func() time.Time
 
+	// Admission, when set, defaults and validates the objects of writes
+	// (see admission.go).
+	Admission *Admission
+
 	// seedTime is the creationTimestamp of seeds that have none.
 	seedTime metav1.Time
 
@@ -286,6 +290,9 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if r.Namespaced {
 		om.SetNamespace(ns)
 	}
+	if err := m.defaults(r, obj); err != nil {
+		return nil, err
+	}
 	if om.GetResourceVersion() != "" && !w.managed {
 		return nil, apierrors.NewInternalError(errors.New("resourceVersion should not be set on objects to be created"))
 	}
@@ -317,6 +324,9 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 			return nil, err
 		}
 		om, _ = meta.Accessor(obj)
+	}
+	if err := m.validate(r, obj, nil, ""); err != nil {
+		return nil, err
 	}
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
@@ -358,6 +368,9 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	if r.Namespaced {
 		om.SetNamespace(ns)
 	}
+	if err := m.defaults(r, obj); err != nil {
+		return nil, false, err
+	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
 	if r.Fields != nil && !w.managed {
 		if obj, err = r.Fields.Update(old, obj, w.manager); err != nil {
@@ -366,6 +379,9 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		om, _ = meta.Accessor(obj)
 	}
 	m.prepareForUpdate(r, sub, obj, old)
+	if err := m.validate(r, obj, old, sub); err != nil {
+		return nil, false, err
+	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
 	if equal(obj, old) {
 		return old, false, nil

@@ -1,0 +1,41 @@
+// Package crd makes a ctrltest fixture treat custom resources as
+// kube-apiserver does, from their CustomResourceDefinition manifests:
+// unknown fields pruned (x-kubernetes-preserve-unknown-fields honoured),
+// the structural schema's defaults applied, and the OpenAPI schema and
+// CEL rules (x-kubernetes-validations, transition rules with oldSelf
+// included) checked on every create and update, with the server's field
+// paths and messages — on every seed too: a seed the server would refuse
+// fails the test with its reason.
+//
+//	f := fixture.New(t, fixture.WithClientset(Foos), crd.Files(t, "artifacts/crd.yaml"),
+//		fixture.WithObjects(foo))
+//
+// It is a module of its own (github.com/ctrltest/ctrltest/crd), so that
+// k8s.io/apiextensions-apiserver is a dependency only of the tests that use
+// it. Everything is apiextensions-apiserver's own code: the CRD's create
+// validation, the structural schema, the pruning and defaulting
+// algorithms, and the custom resource registry strategy's Validate and
+// ValidateUpdate (schema, metadata, list types, CEL with ratcheting).
+//
+// Schemas are compiled once per test binary: a manifest's documents are
+// cached by their content, so a table of a thousand rows that each make a
+// fixture with crd.Files compiles each CRD once and pays, per row, only
+// for the custom resources it writes or seeds.
+//
+// # Limits
+//
+// Only apiextensions.k8s.io/v1 manifests; one version of a custom resource
+// is never converted to another (no conversion webhooks). Objects sent
+// through a typed clientset are converted to unstructured and back for
+// the schema passes, so the CRD's schema and the Go type must agree. The
+// options apply to the fixture's server model: with fixture.WithBareFakes
+// nothing is checked, and on a real server (fixture.WithServer) the server
+// does it all. What a manifest says besides its schemas (plural, scope,
+// subresources, selectable fields: [Definitions.Resources]) is not yet
+// given to the fixture, which takes those from the registered clientsets.
+//
+// # When not to use it
+//
+// When the controller's custom resources have no schema rules a test
+// depends on: the fixture's default world needs no manifest.
+package crd
