@@ -53,3 +53,13 @@ func TestCustomResource(t *testing.T) {
 		}},
 	}.Run(t)
 }
+
+// TestFaultSweep fails each write of each row once: the controller must
+// return the error (so that its key is retried), as it does for a typed
+// client's; the fixture's induced failures apply to the dynamic client's
+// requests too.
+func TestFaultSweep(t *testing.T) {
+	tb := dynamic.Table()
+	tb.Sweep = true
+	tb.Run(t)
+}

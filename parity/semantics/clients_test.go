@@ -194,6 +194,15 @@ func clientForms(t *testing.T, opts ...fixture.Option) []string {
 		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}}}
 		_, err = dyn.Create(ctx, cm, metav1.CreateOptions{})
 		add("dynamic create of a ConfigMap in deployments", nil, err)
+		all := f.Dynamic().Resource(deployments)
+		_, err = all.Get(ctx, "web", metav1.GetOptions{})
+		add("dynamic get of a namespaced object without its namespace", nil, err)
+		_, err = all.Create(ctx, deploymentUnstructured(f), metav1.CreateOptions{})
+		add("dynamic create of a namespaced object without a namespace", nil, err)
+		_, err = f.Metadata().Resource(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}).Namespace(ns).Get(ctx, "n", metav1.GetOptions{})
+		add("metadata get of a cluster-scoped resource in a namespace", nil, err)
+		_, err = f.Dynamic().Resource(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}).Get(ctx, "absent", metav1.GetOptions{})
+		add("dynamic get of an absent node", nil, err)
 		return nil
 	}
 	if res := fixture.Sync(f, sync, "default/web"); res.Err != nil {
@@ -252,4 +261,15 @@ func TestDiscoveryMatchesServer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// deploymentUnstructured is a valid Deployment "other", unstructured.
+func deploymentUnstructured(f *fixture.Fixture) *unstructured.Unstructured {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(deploymentObject("other"))
+	if err != nil {
+		panic(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	return u
 }
