@@ -205,8 +205,13 @@ func clientForms(t *testing.T, opts ...fixture.Option) []string {
 		add("dynamic get of an absent node", nil, err)
 		return nil
 	}
-	if res := fixture.Sync(f, sync, "default/web"); res.Err != nil {
+	res := fixture.Sync(f, sync, "default/web")
+	if res.Err != nil {
 		t.Fatalf("clientForms: %v", res.Err)
+	}
+	// The requests, refused ones included, as recorded.
+	for _, a := range res.All {
+		forms = append(forms, "recorded: "+a.String())
 	}
 	return forms
 }
