@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -121,7 +122,11 @@ func Equal(want, got []Action, opts ...Option) bool { return Diff(want, got, opt
 // name are equal. They match when, in addition, their objects are equal
 // after normalization, their patch types are equal and their patch bodies
 // are equal as JSON documents, and the expected field manager (if any) is
-// the recorded one. By default the order counts across verbs.
+// the recorded one. By default the order counts across verbs. An
+// unstructured object (*unstructured.Unstructured) compared with a typed
+// one is first converted to the typed object's type, as the API server
+// decodes a request: an expectation written as a manifest matches the
+// typed object a client recorded, and the other way round.
 func Diff(want, got []Action, opts ...Option) string {
 	c := newConfig(opts)
 	want = c.resolveAll(want)
@@ -372,6 +377,9 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 	if w == nil || g == nil {
 		return cmp.Diff(fmt.Sprintf("%T", w), fmt.Sprintf("%T", g))
 	}
+	if !c.subset {
+		w, g = typedPair(w, g)
+	}
 	if c.subset || reflect.TypeOf(w) != reflect.TypeOf(g) {
 		wm, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(w)
 		gm, err2 := runtime.DefaultUnstructuredConverter.ToUnstructured(g)
@@ -392,6 +400,40 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 		return ""
 	}
 	return cmp.Diff(w, g, append([]cmp.Option{cmpopts.EquateEmpty(), exportAll}, c.cmpOpts...)...)
+}
+
+// typedPair returns w and g with an unstructured one converted to the
+// other's type when the other is typed (a pointer to a struct); as they
+// are when not, or when the conversion fails (the comparison of their
+// JSON forms then shows why).
+func typedPair(w, g runtime.Object) (runtime.Object, runtime.Object) {
+	convert := func(u *unstructured.Unstructured, like runtime.Object) runtime.Object {
+		t := reflect.TypeOf(like)
+		if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+			return nil
+		}
+		out, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
+		if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out) != nil {
+			return nil
+		}
+		NormalizeVolatile(out)
+		return out
+	}
+	if u, ok := w.(*unstructured.Unstructured); ok {
+		if _, typed := g.(*unstructured.Unstructured); !typed {
+			if tw := convert(u, g); tw != nil {
+				return tw, g
+			}
+		}
+	}
+	if u, ok := g.(*unstructured.Unstructured); ok {
+		if _, typed := w.(*unstructured.Unstructured); !typed {
+			if tg := convert(u, w); tg != nil {
+				return w, tg
+			}
+		}
+	}
+	return w, g
 }
 
 // exportAll lets go-cmp compare unexported fields of API types that have no

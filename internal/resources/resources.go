@@ -35,6 +35,11 @@ type Info struct {
 	// Status is true when the resource has a status subresource: its typed
 	// client has an UpdateStatus method.
 	Status bool
+	// Verbs are the API verbs its typed client has methods for, sorted
+	// ("create", "delete", "deletecollection", "get", "list", "patch",
+	// "update", "watch"): client-gen leaves out the verbs the resource
+	// does not serve.
+	Verbs []string
 }
 
 // Table is an immutable index of the types one or more clientsets serve. It
@@ -92,6 +97,7 @@ func FromClientset(iface reflect.Type, scheme *runtime.Scheme) (*Table, error) {
 				GVR:        gvk.GroupVersion().WithResource(strings.ToLower(m.Name)),
 				Namespaced: namespaced,
 				Status:     hasUpdateStatus(m.Type.Out(0)),
+				Verbs:      verbs(m.Type.Out(0)),
 			})
 		}
 	}
@@ -132,6 +138,23 @@ func getType(client reflect.Type) (reflect.Type, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// clientVerbs are the methods of a typed client, by the API verb they send.
+var clientVerbs = [][2]string{
+	{"create", "Create"}, {"delete", "Delete"}, {"deletecollection", "DeleteCollection"}, {"get", "Get"},
+	{"list", "List"}, {"patch", "Patch"}, {"update", "Update"}, {"watch", "Watch"},
+}
+
+// verbs returns the verbs a typed client has methods for, sorted.
+func verbs(client reflect.Type) []string {
+	var out []string
+	for _, v := range clientVerbs {
+		if _, ok := client.MethodByName(v[1]); ok {
+			out = append(out, v[0])
+		}
+	}
+	return out
 }
 
 // hasUpdateStatus reports whether a typed client has UpdateStatus, which

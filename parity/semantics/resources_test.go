@@ -53,6 +53,10 @@ type resource struct {
 	// names of the resource's sequences: "Deployment/lifecycle".
 	name       string
 	apiVersion string
+	// via names the client the sequences use when it is not the typed
+	// one: "dynamic" (every sequence) or "metadata" (the metadata
+	// sequence only); see clients_test.go.
+	via string
 	// object returns a valid object named name (labels app=semantics).
 	object func(name string) runtime.Object
 	client func(f *fixture.Fixture, ns string) *client
@@ -200,7 +204,69 @@ var resources = []resource{{
 		return adapt(gateways.Client(f).GatewayV1alpha1().Gateways(ns))
 	},
 	spec: &field{path: []string{"spec", "className"}, value: stringValues("c")},
+}, {
+	// The same resources through the dynamic and the metadata clients
+	// (clients_test.go).
+	name: "Deployment", apiVersion: "apps/v1", via: "dynamic",
+	object: deploymentObject,
+	client: func(f *fixture.Fixture, ns string) *client {
+		return dynamicClient[*appsv1.Deployment](f, appsv1.SchemeGroupVersion.WithResource("deployments"), ns)
+	},
+	spec:   &field{path: []string{"spec", "minReadySeconds"}, value: int64Values},
+	status: observedGeneration,
+}, {
+	name: "Foo", apiVersion: foov1alpha1.SchemeGroupVersion.String(), via: "dynamic",
+	object: fooObject,
+	client: func(f *fixture.Fixture, ns string) *client {
+		return dynamicClient[*foov1alpha1.Foo](f, foov1alpha1.SchemeGroupVersion.WithResource("foos"), ns)
+	},
+	spec:   &field{path: []string{"spec", "deploymentName"}, value: stringValues("d")},
+	status: &field{path: []string{"status", "availableReplicas"}, value: int64Values},
+}, {
+	name: "Gateway", apiVersion: gatewayv1alpha1.SchemeGroupVersion.String(), via: "dynamic",
+	object: gatewayObject,
+	client: func(f *fixture.Fixture, ns string) *client {
+		return dynamicClient[*gatewayv1alpha1.Gateway](f, gatewayv1alpha1.SchemeGroupVersion.WithResource("gateways"), ns)
+	},
+	spec: &field{path: []string{"spec", "className"}, value: stringValues("c")},
+}, {
+	name: "Deployment", apiVersion: "apps/v1", via: "metadata",
+	object: deploymentObject,
+	client: func(f *fixture.Fixture, ns string) *client {
+		return metadataClient(f, appsv1.SchemeGroupVersion.WithResource("deployments"), ns, adapt(f.Kube().AppsV1().Deployments(ns)))
+	},
+	spec: &field{path: []string{"spec", "minReadySeconds"}, value: int64Values},
+}, {
+	name: "Foo", apiVersion: foov1alpha1.SchemeGroupVersion.String(), via: "metadata",
+	object: fooObject,
+	client: func(f *fixture.Fixture, ns string) *client {
+		return metadataClient(f, foov1alpha1.SchemeGroupVersion.WithResource("foos"), ns, adapt(foos.Client(f).SamplecontrollerV1alpha1().Foos(ns)))
+	},
+	spec: &field{path: []string{"spec", "deploymentName"}, value: stringValues("d")},
 }}
+
+func deploymentObject(name string) runtime.Object {
+	return &appsv1.Deployment{ObjectMeta: objectMeta(name), Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: appLabels()}, Template: podTemplate(),
+	}}
+}
+
+func fooObject(name string) runtime.Object {
+	return &foov1alpha1.Foo{ObjectMeta: objectMeta(name), Spec: foov1alpha1.FooSpec{DeploymentName: "d0"}}
+}
+
+func gatewayObject(name string) runtime.Object {
+	return &gatewayv1alpha1.Gateway{ObjectMeta: objectMeta(name), Spec: gatewayv1alpha1.GatewaySpec{ClassName: "c0"}}
+}
+
+// label names the resource in the sequences' names: its kind, and the
+// client when it is not the typed one ("Deployment (dynamic)").
+func (r resource) label() string {
+	if r.via == "" {
+		return r.name
+	}
+	return r.name + " (" + r.via + ")"
+}
 
 // typedClient is what client-go's generated typed clients (and their
 // fakes) have in common.

@@ -33,7 +33,7 @@ func TestSemantics(t *testing.T) {
 				continue
 			}
 			total++
-			name := res.name + "/" + seq.name
+			name := res.label() + "/" + seq.name
 			t.Run(name, func(t *testing.T) {
 				fakes := runSequence(t, res, seq)
 				server := runSequence(t, res, seq, fixture.WithServer(srv))
@@ -145,17 +145,17 @@ func TestSequencesOnTheFakes(t *testing.T) {
 					continue
 				}
 				got := runSequence(t, res, seq)
-				t.Logf("%s/%s on the fakes:\n%s", res.name, seq.name, observationTable(res.name+"/"+seq.name, got, got))
+				t.Logf("%s/%s on the fakes:\n%s", res.label(), seq.name, observationTable(res.label()+"/"+seq.name, got, got))
 				if want == -1 {
 					want = len(got.Observations)
 				}
 				if len(got.Observations) != want {
-					t.Errorf("%s/%s: %d observations, want %d (as on the resources before)", res.name, seq.name, len(got.Observations), want)
+					t.Errorf("%s/%s: %d observations, want %d (as on the resources before)", res.label(), seq.name, len(got.Observations), want)
 				}
 				if len(got.Observations) == 0 {
-					t.Errorf("%s/%s: no observations", res.name, seq.name)
+					t.Errorf("%s/%s: no observations", res.label(), seq.name)
 				} else if first := got.Observations[0]; strings.HasPrefix(first.Request, "create") && (first.Err != "" || first.Stored != storedCreated) {
-					t.Errorf("%s/%s: the first request, a create, did not create: %v", res.name, seq.name, got.Observations)
+					t.Errorf("%s/%s: the first request, a create, did not create: %v", res.label(), seq.name, got.Observations)
 				}
 			}
 		})

@@ -29,10 +29,16 @@ type sequence struct {
 	writesFields bool
 	// only names the resources the sequence runs on; nil: every one.
 	only []string
+	// metadata: the sequence runs on the resources reached through the
+	// metadata client (which has no create nor update), and only on them.
+	metadata bool
 }
 
 // runsOn reports whether the sequence runs on res.
 func (s sequence) runsOn(res resource) bool {
+	if s.metadata != (res.via == "metadata") {
+		return false
+	}
 	return s.only == nil || slices.Contains(s.only, res.name)
 }
 
@@ -56,6 +62,7 @@ var sequences = []sequence{
 	{name: "delete", run: deletes},
 	{name: "deleteCollection", run: deleteCollection},
 	{name: "graceful", run: graceful, only: []string{"Pod"}},
+	{name: "metadata", run: metadataRequests, metadata: true},
 }
 
 // lifecycle creates an object, then writes it in every way a controller
