@@ -19,8 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -69,6 +67,20 @@ type Resource struct {
 	// Applier, when set and Fields is not, serves server-side apply only.
 	// Without either an apply is refused.
 	Applier FieldManager
+	// SelectableFields are the JSON paths (".spec.color") of the fields a
+	// field selector may name beside metadata.name and
+	// metadata.namespace: a custom resource's CRD selectableFields.
+	// Built-in kinds have kube-apiserver's own (see Select).
+	SelectableFields []string
+	// Scale, when set, is a custom resource's scale subresource (its
+	// CRD's subresources.scale). Built-in kinds that have one
+	// (Deployments, ReplicaSets, StatefulSets, ReplicationControllers)
+	// need none.
+	Scale *ScaleSubresource
+	// Lookup returns another resource of the same world, for requests
+	// that read or write more than one (a Pod's eviction reads and
+	// writes PodDisruptionBudgets); nil when there is none.
+	Lookup func(gvr schema.GroupVersionResource) (*Resource, error)
 }
 
 func (r *Resource) strategy() strategy {
@@ -85,6 +97,11 @@ func (r *Resource) strategy() strategy {
 type Model struct {
 	// Now is the server's clock (creation and deletion timestamps).
 	Now func() time.Time
+	// Written, when set, is told of each object a request changed beside
+	// the one it names (the PodDisruptionBudget an eviction updates), so
+	// that readers of that resource can catch up. It is called with the
+	// model's lock held: it must not call the model.
+	Written func(r *Resource, namespace, name string)
 
 	// seedTime is the creationTimestamp of seeds that have none.
 	seedTime metav1.Time
@@ -158,12 +175,18 @@ func (m *Model) next() string {
 }
 
 // Handles reports whether the model answers action: writes to a resource
-// or its status subresource. Reads, watches and other subresources are
-// the store's (or a reactor's).
+// or its status subresource, updates and patches of the scale
+// subresource, and creates of a pod's eviction. Reads (but a get of the
+// scale subresource: see Read), watches and other subresources are the
+// store's (or a reactor's).
 func Handles(action clienttesting.Action) bool {
+	sub := action.GetSubresource()
 	switch action.GetVerb() {
-	case "create", "update", "patch", "delete", "delete-collection":
-		sub := action.GetSubresource()
+	case "create":
+		return sub == "" || sub == "status" || sub == "eviction"
+	case "update", "patch":
+		return sub == "" || sub == "status" || sub == "scale"
+	case "delete", "delete-collection":
 		return sub == "" || sub == "status"
 	}
 	return false
@@ -187,15 +210,21 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 		defer func() { m.revision, m.uids, m.names = revision, uids, names }()
 		dry := *r
 		dry.Store = dryStore{r.Store}
-		obj, _, err := m.do(&dry, action, ns, sub)
+		obj, _, err := m.do(&dry, action, ns, sub, true)
 		return obj, false, err
 	}
-	return m.do(r, action, ns, sub)
+	return m.do(r, action, ns, sub, false)
 }
 
-func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string) (runtime.Object, bool, error) {
+func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry bool) (runtime.Object, bool, error) {
+	if sub == "scale" {
+		return m.writeScale(r, ns, action)
+	}
 	switch a := action.(type) {
 	case clienttesting.CreateActionImpl:
+		if sub == "eviction" && a.GetObject() != nil {
+			return m.evict(r, ns, a, dry)
+		}
 		if sub != "" {
 			return nil, false, noSubresource(r, action)
 		}
@@ -220,7 +249,7 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string) (ru
 func dryRun(action clienttesting.Action) bool {
 	switch a := action.(type) {
 	case clienttesting.CreateActionImpl:
-		return len(a.CreateOptions.DryRun) > 0
+		return len(a.CreateOptions.DryRun) > 0 || evictionDryRun(a)
 	case clienttesting.UpdateActionImpl:
 		return len(a.UpdateOptions.DryRun) > 0
 	case clienttesting.PatchActionImpl:
@@ -698,6 +727,11 @@ func setGCFinalizers(om metav1.Object, opts metav1.DeleteOptions) {
 }
 
 func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteCollectionActionImpl) (runtime.Object, bool, error) {
+	restr := a.GetListRestrictions()
+	sel, _, err := Select(r, restr.Labels, restr.Fields)
+	if err != nil {
+		return nil, false, err
+	}
 	list, err := r.Store.List(r.GVR, r.GVK, ns)
 	if err != nil {
 		return nil, false, err
@@ -706,25 +740,10 @@ func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteC
 	if err != nil {
 		return nil, false, apierrors.NewInternalError(err)
 	}
-	restr := a.GetListRestrictions()
-	sel, fsel := restr.Labels, restr.Fields
-	if sel == nil {
-		sel = labels.Everything()
-	}
-	if fsel == nil {
-		fsel = fields.Everything()
-	}
 	changed := false
 	for _, item := range items {
 		im, err := meta.Accessor(item)
-		if err != nil {
-			continue
-		}
-		fs := fields.Set{"metadata.name": im.GetName()}
-		if r.Namespaced {
-			fs["metadata.namespace"] = im.GetNamespace()
-		}
-		if !sel.Matches(labels.Set(im.GetLabels())) || !fsel.Matches(fs) {
+		if err != nil || !sel.Matches(item) {
 			continue
 		}
 		_, c, err := m.delete(r, im.GetNamespace(), im.GetName(), a.DeleteOptions)
