@@ -210,10 +210,17 @@ func toUnstructured(obj runtime.Object) (map[string]any, error) {
 // Watch returns a watch of the events of w that s selects, as the API
 // server's watch cache sends them: an object that starts matching is
 // Added, one that stops matching is Deleted (with its last matching
-// state), and events of objects that never match are not sent. Stopping
-// the returned watch stops w.
-func (s Selection) Watch(w watch.Interface) watch.Interface {
-	fw := &filteredWatch{in: w, out: make(chan watch.Event), stop: make(chan struct{}), sel: s, visible: map[string]runtime.Object{}}
+// state), and events of objects that never match are not sent. known are
+// the selected objects the watcher knows already (those of the list a
+// watch from a resourceVersion follows), whose events w does not resend.
+// Stopping the returned watch stops w.
+func (s Selection) Watch(w watch.Interface, known ...runtime.Object) watch.Interface {
+	fw := &filteredWatch{in: w, out: make(chan watch.Event), stop: make(chan struct{}), sel: s, visible: make(map[string]runtime.Object, len(known))}
+	for _, obj := range known {
+		if m, err := meta.Accessor(obj); err == nil {
+			fw.visible[m.GetNamespace()+"/"+m.GetName()] = obj
+		}
+	}
 	go fw.loop()
 	return fw
 }

@@ -212,3 +212,33 @@ func TestSelectionWatch(t *testing.T) {
 		t.Errorf("event after Stop: %v", ev.Type)
 	}
 }
+
+// A watch that follows a list knows the listed objects: one that leaves
+// the selection is Deleted although the watch never sent it.
+func TestSelectionWatchKnown(t *testing.T) {
+	tracker := clienttesting.NewObjectTracker(scheme.Scheme, scheme.Codecs.UniversalDecoder())
+	sel, _, err := Select(podRes, labels.SelectorFromSet(labels.Set{"app": "a"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tracker.Add(pod("a", "")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tracker.Watch(podRes.GVR, "ns") // no options: existing objects are not resent
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := sel.Watch(w, pod("a", ""))
+	defer fw.Stop()
+	if err := tracker.Update(podRes.GVR, pod("a", "", func(p *corev1.Pod) { p.Labels["app"] = "b" }), "ns"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-fw.ResultChan():
+		if ev.Type != "DELETED" || ev.Object.(*corev1.Pod).Labels["app"] != "a" {
+			t.Errorf("event %s %v; want DELETED with the last selected state", ev.Type, ev.Object)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event for a known object leaving the selection")
+	}
+}
