@@ -91,6 +91,7 @@ func (m *Model) evict(r *Resource, ns string, a clienttesting.CreateActionImpl, 
 	case len(opts.DryRun) == 0:
 		opts.DryRun = a.CreateOptions.DryRun
 	case len(a.CreateOptions.DryRun) > 0 && !reflect.DeepEqual(a.CreateOptions.DryRun, opts.DryRun):
+		//lint:ignore ST1005 the server's message
 		return nil, false, apierrors.NewInternalError(fmt.Errorf("Non-matching dry-run options in request and content: %v and %v", a.CreateOptions.DryRun, opts.DryRun))
 	}
 	obj, err := r.Store.Get(r.GVR, ns, name)

@@ -29,7 +29,7 @@ func runningPod(name string, edit ...func(*corev1.Pod)) *corev1.Pod {
 // controller has computed.
 func budget(name string, allowed, current, desired int32, edit ...func(*policyv1.PodDisruptionBudget)) *policyv1.PodDisruptionBudget {
 	b := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(desired)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+		Spec:   policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(desired)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
 		Status: policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: allowed, CurrentHealthy: current, DesiredHealthy: desired}}
 	for _, e := range edit {
 		e(b)

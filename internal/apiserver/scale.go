@@ -274,6 +274,7 @@ func (m *Model) writeScale(r *Resource, ns string, action clienttesting.Action) 
 	}
 	if uid := scale.UID; uid != "" && uid != parentMeta.GetUID() {
 		return nil, false, apierrors.NewConflict(schema.GroupResource{Group: r.GVR.Group, Resource: r.GVR.Resource + "/scale"}, name,
+			//lint:ignore ST1005 the server's message
 			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, parentMeta.GetUID()))
 	}
 	// The parent with the new replicas: the resourceVersion precondition

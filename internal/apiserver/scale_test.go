@@ -213,7 +213,9 @@ func TestScaleOfAResourceWithout(t *testing.T) {
 }
 
 // mapStore is a Store of unstructured objects.
-type mapStore struct{ objs map[string]*unstructured.Unstructured }
+type mapStore struct {
+	objs map[string]*unstructured.Unstructured
+}
 
 func (s *mapStore) Get(gvr schema.GroupVersionResource, ns, name string, _ ...metav1.GetOptions) (runtime.Object, error) {
 	if o, ok := s.objs[ns+"/"+name]; ok {

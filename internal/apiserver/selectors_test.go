@@ -182,7 +182,9 @@ func TestSelectionWatch(t *testing.T) {
 	steps := []func() error{
 		func() error { return tracker.Create(gvr, pod("b", "n2"), "ns") }, // outside: nothing
 		func() error { return tracker.Update(gvr, pod("b", "n1"), "ns") }, // enters: Added
-		func() error { return tracker.Update(gvr, pod("a", "n1", func(p *corev1.Pod) { p.Labels["x"] = "y" }), "ns") },
+		func() error {
+			return tracker.Update(gvr, pod("a", "n1", func(p *corev1.Pod) { p.Labels["x"] = "y" }), "ns")
+		},
 		func() error { return tracker.Update(gvr, pod("a", "n2"), "ns") }, // leaves: Deleted
 		func() error { return tracker.Delete(gvr, "ns", "a") },            // outside: nothing
 		func() error { return tracker.Delete(gvr, "ns", "b") },            // inside: Deleted
