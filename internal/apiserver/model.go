@@ -614,12 +614,16 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		p := max(*period, 0)
 		om.SetDeletionGracePeriodSeconds(&p)
+		ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
+		om.SetDeletionTimestamp(&ts)
 		if p > 0 || len(om.GetFinalizers()) > 0 {
-			ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
-			om.SetDeletionTimestamp(&ts)
 			return m.store(r, ns, obj)
 		}
-		return m.remove(r, ns, name, old)
+		// The store writes the new deletion timestamp, then deletes.
+		if _, _, err := m.store(r, ns, obj); err != nil {
+			return nil, false, err
+		}
+		return m.remove(r, ns, name, obj)
 	}
 	// Already being deleted, waiting for finalizers: nothing changes.
 	if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) > 0 {
@@ -637,6 +641,24 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		return m.store(r, ns, obj)
 	}
 	setGCFinalizers(om, opts)
+	if _, isPod := obj.(*corev1.Pod); isPod {
+		// Pods are deleted gracefully always (the Pod strategy's
+		// CheckGracefulDelete): with no grace period, the store first
+		// writes the deletion timestamp (a watch sees the pod modified),
+		// then deletes the pod unless finalizers hold it.
+		ts := m.now()
+		zero := int64(0)
+		om.SetDeletionTimestamp(&ts)
+		om.SetDeletionGracePeriodSeconds(&zero)
+		if g := om.GetGeneration(); g > 0 {
+			om.SetGeneration(g + 1)
+		}
+		stored, changed, err := m.store(r, ns, obj)
+		if err != nil || len(om.GetFinalizers()) > 0 {
+			return stored, changed, err
+		}
+		return m.remove(r, ns, name, obj)
+	}
 	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
 		if om.GetDeletionTimestamp() == nil {
 			if g := om.GetGeneration(); g > 0 {

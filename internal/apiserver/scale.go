@@ -138,8 +138,8 @@ func scaleOf(r *Resource, sub ScaleSubresource, parent runtime.Object) (*autosca
 		}
 		selector = sel.String()
 	}
+	// No TypeMeta: a typed client's answers have none.
 	return &autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              m.GetName(),
 			Namespace:         m.GetNamespace(),
@@ -180,7 +180,6 @@ func versionedScale(gv schema.GroupVersion, scale *autoscalingv1.Scale) (runtime
 		matchLabels = sel.MatchLabels
 	}
 	u := map[string]any{
-		"apiVersion": gv.String(), "kind": "Scale",
 		"spec":   map[string]any{"replicas": int64(scale.Spec.Replicas)},
 		"status": map[string]any{"replicas": int64(scale.Status.Replicas), "targetSelector": scale.Status.Selector},
 	}
@@ -224,7 +223,9 @@ func requestScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
 // registry's ScaleREST does: the parent's spec replicas become the
 // request's, through the parent's own update path (its strategy, its
 // generation rule, the resourceVersion precondition the Scale carries, the
-// no-op check); the answer is the parent's new Scale.
+// no-op check); the answer is the parent's new Scale (for a patch, what a
+// typed client makes of it: see below). A server-side apply of the Scale
+// (ApplyScale) is refused with a BadRequest: it is not modelled.
 func (m *Model) writeScale(r *Resource, ns string, action clienttesting.Action) (runtime.Object, bool, error) {
 	sub, ok := r.scaleSubresource()
 	if !ok {
@@ -314,6 +315,18 @@ func (m *Model) writeScale(r *Resource, ns string, action clienttesting.Action) 
 	obj, changed, err := m.update(r, ns, "", updated, write{manager: manager, unconditional: unconditional})
 	if err != nil {
 		return nil, false, err
+	}
+	if _, ok := action.(clienttesting.PatchActionImpl); ok {
+		// The server answers with the Scale, which a typed client's
+		// Patch(..., "scale") decodes into an empty object of the
+		// parent's type (its decoder makes a Scale and leaves the
+		// result it was given alone): the fakes' Patch casts the answer
+		// to the parent's type.
+		empty, err := r.New()
+		if err == nil {
+			empty.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		}
+		return empty, changed, err
 	}
 	answer, _, err := scaleOf(r, sub, obj)
 	if err != nil {
