@@ -1,7 +1,9 @@
 package apiserver
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,5 +217,57 @@ func TestEvictionRefusals(t *testing.T) {
 	r := w.res["v1/configmaps"]
 	if _, _, err := w.m.Do(r, clienttesting.NewCreateSubresourceAction(r.GVR, "p", "eviction", "ns", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "p"}})); !apierrors.IsNotFound(err) {
 		t.Errorf("eviction of a configmap: %v; want the server's 404", err)
+	}
+}
+
+// Deleting a pod with no grace period first writes its deletion timestamp
+// (a watch sees it modified), then deletes it: the Pod strategy's
+// deletes are always graceful.
+func TestPodDeleteWithoutGracePeriod(t *testing.T) {
+	w := newWorld(t)
+	w.create(t, "v1/pods", runningPod("p"))
+	r := w.res["v1/pods"]
+	watcher, err := w.tracker.Watch(r.GVR, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Stop()
+	if _, _, err := w.do(t, "v1/pods", clienttesting.NewDeleteAction(r.GVR, "ns", "p")); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for range 2 {
+		ev := <-watcher.ResultChan()
+		p := ev.Object.(*corev1.Pod)
+		got = append(got, fmt.Sprintf("%s deleting=%v", ev.Type, p.DeletionTimestamp != nil))
+	}
+	if want := []string{"MODIFIED deleting=true", "DELETED deleting=true"}; !slices.Equal(got, want) {
+		t.Errorf("watch events of the delete: %q, want %q", got, want)
+	}
+}
+
+// A delete-collection selects with the kind's fields, and refuses others.
+func TestDeleteCollectionFieldSelectors(t *testing.T) {
+	w := newWorld(t)
+	for _, p := range []*corev1.Pod{runningPod("a"), runningPod("b")} {
+		if p.Name == "a" {
+			p.Spec.NodeName = "n1"
+		}
+		w.create(t, "v1/pods", p)
+	}
+	r := w.res["v1/pods"]
+	_, _, err := w.do(t, "v1/pods", clienttesting.NewDeleteCollectionAction(r.GVR, "ns", metav1.ListOptions{FieldSelector: "spec.nodeName=n1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.get(t, "v1/pods", "b") == nil {
+		t.Errorf("pod b, on no node, was deleted")
+	}
+	if a := w.get(t, "v1/pods", "a"); a == nil || a.(*corev1.Pod).DeletionTimestamp == nil {
+		t.Errorf("pod a, on n1, is not being deleted: %v", a)
+	}
+	_, _, err = w.do(t, "v1/pods", clienttesting.NewDeleteCollectionAction(r.GVR, "ns", metav1.ListOptions{FieldSelector: "spec.foo=x"}))
+	if !apierrors.IsBadRequest(err) {
+		t.Errorf("delete-collection with an unsupported field: %v; want a BadRequest", err)
 	}
 }
