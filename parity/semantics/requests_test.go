@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	samplev1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/parity"
 )
@@ -36,6 +37,7 @@ type scenario struct {
 // scenarioRun is one run of a scenario, in namespace ns.
 type scenarioRun struct {
 	t     *testing.T
+	f     *fixture.Fixture
 	ctx   context.Context
 	kube  kubernetes.Interface
 	ns    string
@@ -88,7 +90,7 @@ func runScenario(t *testing.T, sc scenario, opts ...fixture.Option) []string {
 		if err != nil {
 			return err
 		}
-		s = &scenarioRun{t: t, ctx: ctx, kube: f.Kube(), ns: ns}
+		s = &scenarioRun{t: t, f: f, ctx: ctx, kube: f.Kube(), ns: ns}
 		sc.run(s)
 		return nil
 	}
@@ -140,6 +142,25 @@ func listFieldSelectors(s *scenarioRun) {
 	}
 	_, err := s.kube.AppsV1().Deployments(s.ns).List(s.ctx, metav1.ListOptions{FieldSelector: "spec.replicas=1"})
 	s.log("list deployments fields spec.replicas=1: %s %v", errText(err), err)
+	// A custom resource: metadata fields only.
+	fooClient := foos.Client(s.f).SamplecontrollerV1alpha1().Foos(s.ns)
+	for _, name := range []string{"x", "y"} {
+		_, err := fooClient.Create(s.ctx, &samplev1alpha1.Foo{ObjectMeta: objectMeta(name), Spec: samplev1alpha1.FooSpec{DeploymentName: name, Replicas: ptr.To(int32(1))}}, metav1.CreateOptions{})
+		s.must("create Foo "+name, err)
+	}
+	for _, fs := range []string{"metadata.name=x", "metadata.name!=x", "metadata.namespace!=" + s.ns, "spec.deploymentName=x"} {
+		list, err := fooClient.List(s.ctx, metav1.ListOptions{FieldSelector: fs})
+		fs = strings.ReplaceAll(fs, s.ns, "<namespace>") // the server's namespace differs
+		if err != nil {
+			s.log("list foos fields %q: %s %s", fs, errText(err), err.Error())
+			continue
+		}
+		var got []string
+		for _, item := range list.Items {
+			got = append(got, item.Name)
+		}
+		s.log("list foos fields %q: %v", fs, got)
+	}
 }
 
 // watchSelectors watches pods with a label selector and with a field
