@@ -213,9 +213,11 @@ func toUnstructured(obj runtime.Object) (map[string]any, error) {
 // state), and events of objects that never match are not sent. known are
 // the selected objects the watcher knows already (those of the list a
 // watch from a resourceVersion follows), whose events w does not resend.
-// Stopping the returned watch stops w.
-func (s Selection) Watch(w watch.Interface, known ...runtime.Object) watch.Interface {
-	fw := &filteredWatch{in: w, out: make(chan watch.Event), stop: make(chan struct{}), sel: s, visible: make(map[string]runtime.Object, len(known))}
+// Stopping the returned watch stops w, and so does closing done (the end
+// of the world the watch is of; nil: never), so that a watch its client
+// forgot to stop does not outlive it.
+func (s Selection) Watch(w watch.Interface, done <-chan struct{}, known ...runtime.Object) watch.Interface {
+	fw := &filteredWatch{in: w, out: make(chan watch.Event), stop: make(chan struct{}), done: done, sel: s, visible: make(map[string]runtime.Object, len(known))}
 	for _, obj := range known {
 		if m, err := meta.Accessor(obj); err == nil {
 			fw.visible[m.GetNamespace()+"/"+m.GetName()] = obj
@@ -230,6 +232,7 @@ type filteredWatch struct {
 	in   watch.Interface
 	out  chan watch.Event
 	stop chan struct{}
+	done <-chan struct{}
 	once sync.Once
 	sel  Selection
 	// visible holds, by namespace/name, the last state sent of each
@@ -259,6 +262,9 @@ func (fw *filteredWatch) loop() {
 			}
 		case <-fw.stop:
 			return
+		case <-fw.done:
+			fw.Stop()
+			return
 		}
 		out, send := fw.convert(ev)
 		if !send {
@@ -267,6 +273,9 @@ func (fw *filteredWatch) loop() {
 		select {
 		case fw.out <- out:
 		case <-fw.stop:
+			return
+		case <-fw.done:
+			fw.Stop()
 			return
 		}
 	}

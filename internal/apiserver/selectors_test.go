@@ -177,7 +177,7 @@ func TestSelectionWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw := sel.Watch(w)
+	fw := sel.Watch(w, nil)
 	defer fw.Stop()
 	steps := []func() error{
 		func() error { return tracker.Create(gvr, pod("b", "n2"), "ns") }, // outside: nothing
@@ -230,7 +230,7 @@ func TestSelectionWatchKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw := sel.Watch(w, pod("a", ""))
+	fw := sel.Watch(w, nil, pod("a", ""))
 	defer fw.Stop()
 	if err := tracker.Update(podRes.GVR, pod("a", "", func(p *corev1.Pod) { p.Labels["app"] = "b" }), "ns"); err != nil {
 		t.Fatal(err)
@@ -242,5 +242,30 @@ func TestSelectionWatchKnown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event for a known object leaving the selection")
+	}
+}
+
+// Closing done ends the watch: a watch its client forgot to stop does not
+// outlive the world it watches.
+func TestSelectionWatchDone(t *testing.T) {
+	tracker := clienttesting.NewObjectTracker(scheme.Scheme, scheme.Codecs.UniversalDecoder())
+	sel, _, err := Select(podRes, labels.SelectorFromSet(labels.Set{"app": "a"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tracker.Watch(podRes.GVR, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	fw := sel.Watch(w, done)
+	close(done)
+	select {
+	case _, ok := <-fw.ResultChan():
+		if ok {
+			t.Errorf("an event after done")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch did not end when done closed")
 	}
 }
