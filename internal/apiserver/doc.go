@@ -23,7 +23,19 @@
 //     collector's finalizers for the Orphan and Foreground propagation
 //     policies, graceful deletion of pods bound to a node, preconditions;
 //     delete-collection by label and field selector;
-//   - dry runs: the answer the write would get; nothing is stored.
+//   - dry runs: the answer the write would get; nothing is stored;
+//   - selectors (Select): the field-label conversion and the selectable
+//     fields of each kind (fieldlabels.go), custom resources' selectable
+//     fields (Resource.SelectableFields); lists filtered, watches filtered
+//     as the watch cache filters them (objects entering the selection are
+//     Added, those leaving it Deleted);
+//   - the scale subresource (Read, and updates and patches through Do) of
+//     Deployments, ReplicaSets, StatefulSets, ReplicationControllers and
+//     custom resources with a Resource.Scale: the parent's replicas,
+//     written through the parent's update path;
+//   - a pod's eviction: PodDisruptionBudgets (through Resource.Lookup), the
+//     budget spent with a write of its status, 429 when it allows no
+//     disruption, the DisruptionTarget condition, then the pod's delete.
 //
 // Every rule is read from kube-apiserver v1.37's code (the registry's
 // strategies, k8s.io/apiserver's rest and registry packages, the etcd3
@@ -40,5 +52,6 @@
 // kube-controller-manager, while a Job deleted with default options is
 // deleted at once (kube-apiserver gives it the orphan finalizer, which the
 // garbage collector removes soon after); no clusterIP allocation. Reads
-// and watches are the store's.
+// and watches are the store's, filtered by Select; server-side apply of a
+// Scale is refused (not modelled).
 package apiserver

@@ -19,8 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -69,6 +67,20 @@ type Resource struct {
 	// Applier, when set and Fields is not, serves server-side apply only.
 	// Without either an apply is refused.
 	Applier FieldManager
+	// SelectableFields are the JSON paths (".spec.color") of the fields a
+	// field selector may name beside metadata.name and
+	// metadata.namespace: a custom resource's CRD selectableFields.
+	// Built-in kinds have kube-apiserver's own (see Select).
+	SelectableFields []string
+	// Scale, when set, is a custom resource's scale subresource (its
+	// CRD's subresources.scale). Built-in kinds that have one
+	// (Deployments, ReplicaSets, StatefulSets, ReplicationControllers)
+	// need none.
+	Scale *ScaleSubresource
+	// Lookup returns another resource of the same world, for requests
+	// that read or write more than one (a Pod's eviction reads and
+	// writes PodDisruptionBudgets); nil when there is none.
+	Lookup func(gvr schema.GroupVersionResource) (*Resource, error)
 }
 
 func (r *Resource) strategy() strategy {
@@ -85,6 +97,11 @@ func (r *Resource) strategy() strategy {
 type Model struct {
 	// Now is the server's clock (creation and deletion timestamps).
 	Now func() time.Time
+	// Written, when set, is told of each object a request changed beside
+	// the one it names (the PodDisruptionBudget an eviction updates), so
+	// that readers of that resource can catch up. It is called with the
+	// model's lock held: it must not call the model.
+	Written func(r *Resource, namespace, name string)
 
 	// Admission, when set, defaults and validates the objects of writes
 	// (see admission.go).
@@ -162,12 +179,18 @@ func (m *Model) next() string {
 }
 
 // Handles reports whether the model answers action: writes to a resource
-// or its status subresource. Reads, watches and other subresources are
-// the store's (or a reactor's).
+// or its status subresource, updates and patches of the scale
+// subresource, and creates of a pod's eviction. Reads (but a get of the
+// scale subresource: see Read), watches and other subresources are the
+// store's (or a reactor's).
 func Handles(action clienttesting.Action) bool {
+	sub := action.GetSubresource()
 	switch action.GetVerb() {
-	case "create", "update", "patch", "delete", "delete-collection":
-		sub := action.GetSubresource()
+	case "create":
+		return sub == "" || sub == "status" || sub == "eviction"
+	case "update", "patch":
+		return sub == "" || sub == "status" || sub == "scale"
+	case "delete", "delete-collection":
 		return sub == "" || sub == "status"
 	}
 	return false
@@ -191,15 +214,21 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 		defer func() { m.revision, m.uids, m.names = revision, uids, names }()
 		dry := *r
 		dry.Store = dryStore{r.Store}
-		obj, _, err := m.do(&dry, action, ns, sub)
+		obj, _, err := m.do(&dry, action, ns, sub, true)
 		return obj, false, err
 	}
-	return m.do(r, action, ns, sub)
+	return m.do(r, action, ns, sub, false)
 }
 
-func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string) (runtime.Object, bool, error) {
+func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry bool) (runtime.Object, bool, error) {
+	if sub == "scale" {
+		return m.writeScale(r, ns, action)
+	}
 	switch a := action.(type) {
 	case clienttesting.CreateActionImpl:
+		if sub == "eviction" && a.GetObject() != nil {
+			return m.evict(r, ns, a, dry)
+		}
 		if sub != "" {
 			return nil, false, noSubresource(r, action)
 		}
@@ -224,7 +253,7 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string) (ru
 func dryRun(action clienttesting.Action) bool {
 	switch a := action.(type) {
 	case clienttesting.CreateActionImpl:
-		return len(a.CreateOptions.DryRun) > 0
+		return len(a.CreateOptions.DryRun) > 0 || evictionDryRun(a)
 	case clienttesting.UpdateActionImpl:
 		return len(a.UpdateOptions.DryRun) > 0
 	case clienttesting.PatchActionImpl:
@@ -601,12 +630,16 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		p := max(*period, 0)
 		om.SetDeletionGracePeriodSeconds(&p)
+		ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
+		om.SetDeletionTimestamp(&ts)
 		if p > 0 || len(om.GetFinalizers()) > 0 {
-			ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
-			om.SetDeletionTimestamp(&ts)
 			return m.store(r, ns, obj)
 		}
-		return m.remove(r, ns, name, old)
+		// The store writes the new deletion timestamp, then deletes.
+		if _, _, err := m.store(r, ns, obj); err != nil {
+			return nil, false, err
+		}
+		return m.remove(r, ns, name, obj)
 	}
 	// Already being deleted, waiting for finalizers: nothing changes.
 	if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) > 0 {
@@ -624,6 +657,24 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		return m.store(r, ns, obj)
 	}
 	setGCFinalizers(om, opts)
+	if _, isPod := obj.(*corev1.Pod); isPod {
+		// Pods are deleted gracefully always (the Pod strategy's
+		// CheckGracefulDelete): with no grace period, the store first
+		// writes the deletion timestamp (a watch sees the pod modified),
+		// then deletes the pod unless finalizers hold it.
+		ts := m.now()
+		zero := int64(0)
+		om.SetDeletionTimestamp(&ts)
+		om.SetDeletionGracePeriodSeconds(&zero)
+		if g := om.GetGeneration(); g > 0 {
+			om.SetGeneration(g + 1)
+		}
+		stored, changed, err := m.store(r, ns, obj)
+		if err != nil || len(om.GetFinalizers()) > 0 {
+			return stored, changed, err
+		}
+		return m.remove(r, ns, name, obj)
+	}
 	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
 		if om.GetDeletionTimestamp() == nil {
 			if g := om.GetGeneration(); g > 0 {
@@ -714,6 +765,11 @@ func setGCFinalizers(om metav1.Object, opts metav1.DeleteOptions) {
 }
 
 func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteCollectionActionImpl) (runtime.Object, bool, error) {
+	restr := a.GetListRestrictions()
+	sel, _, err := Select(r, restr.Labels, restr.Fields)
+	if err != nil {
+		return nil, false, err
+	}
 	list, err := r.Store.List(r.GVR, r.GVK, ns)
 	if err != nil {
 		return nil, false, err
@@ -722,25 +778,10 @@ func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteC
 	if err != nil {
 		return nil, false, apierrors.NewInternalError(err)
 	}
-	restr := a.GetListRestrictions()
-	sel, fsel := restr.Labels, restr.Fields
-	if sel == nil {
-		sel = labels.Everything()
-	}
-	if fsel == nil {
-		fsel = fields.Everything()
-	}
 	changed := false
 	for _, item := range items {
 		im, err := meta.Accessor(item)
-		if err != nil {
-			continue
-		}
-		fs := fields.Set{"metadata.name": im.GetName()}
-		if r.Namespaced {
-			fs["metadata.namespace"] = im.GetNamespace()
-		}
-		if !sel.Matches(labels.Set(im.GetLabels())) || !fsel.Matches(fs) {
+		if err != nil || !sel.Matches(item) {
 			continue
 		}
 		_, c, err := m.delete(r, im.GetNamespace(), im.GetName(), a.DeleteOptions)
