@@ -1,0 +1,2 @@
+// Package ctrlruntime runs controller-runtime Reconcilers on ctrltest's world.
+package ctrlruntime
