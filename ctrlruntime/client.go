@@ -525,15 +525,11 @@ func (c *Client) into(dst, src runtime.Object, gvk schema.GroupVersionKind) erro
 		d.SetGroupVersionKind(gvk)
 		return nil
 	case *metav1.PartialObjectMetadata:
-		m, err := meta.Accessor(src)
+		om, err := objectMeta(src)
 		if err != nil {
 			return err
 		}
-		om, ok := m.(*metav1.ObjectMeta)
-		if !ok {
-			return fmt.Errorf("ctrlruntime: %T has no ObjectMeta", src)
-		}
-		d.ObjectMeta = *om.DeepCopy()
+		d.ObjectMeta = *om
 		d.SetGroupVersionKind(gvk)
 		return nil
 	}
@@ -594,4 +590,23 @@ func (c *Client) intoList(list client.ObjectList, items []runtime.Object, gvk sc
 	}
 	list.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return nil
+}
+
+// objectMeta returns a copy of obj's metadata.
+func objectMeta(obj runtime.Object) (*metav1.ObjectMeta, error) {
+	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if om, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok {
+			return om.DeepCopy(), nil
+		}
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	om := &metav1.ObjectMeta{}
+	m, _ := content["metadata"].(map[string]any)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, om); err != nil {
+		return nil, fmt.Errorf("ctrlruntime: the metadata of a %T: %v", obj, err)
+	}
+	return om, nil
 }

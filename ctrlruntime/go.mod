@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/ctrltest/ctrltest v0.0.0
 	github.com/google/go-cmp v0.7.0
+	go.uber.org/goleak v1.3.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
