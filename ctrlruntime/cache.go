@@ -72,8 +72,8 @@ func (c *Client) matcher(r resourceInfo, o *client.ListOptions) (func(runtime.Ob
 
 type labelSet map[string]string
 
-func (s labelSet) Has(k string) bool      { _, ok := s[k]; return ok }
-func (s labelSet) Get(k string) string    { return s[k] }
+func (s labelSet) Has(k string) bool              { _, ok := s[k]; return ok }
+func (s labelSet) Get(k string) string            { return s[k] }
 func (s labelSet) Lookup(k string) (string, bool) { v, ok := s[k]; return v, ok }
 
 // informer returns the indexer holding the fixture's view of r.
@@ -150,4 +150,3 @@ func (c *Client) cacheList(r resourceInfo, list client.ObjectList, o *client.Lis
 	})
 	return c.intoList(list, kept, r.gvk, nil)
 }
-

@@ -98,4 +98,3 @@ func TestReconcile(t *testing.T) {
 		},
 	).Run(t)
 }
-
