@@ -30,6 +30,7 @@ type optionFunc func(*settings)
 func (o optionFunc) apply(s *settings) { o(s) }
 
 type settings struct {
+	watching []client.Object
 	indexes  []index
 	cached   bool
 	noDeepCp bool
@@ -62,6 +63,16 @@ func Cached() Option { return optionFunc(func(s *settings) { s.cached = true }) 
 // a reconciler that changes one changes the cache, and the fixture's
 // cache-mutation check fails the sync.
 func UnsafeDisableDeepCopy() Option { return optionFunc(func(s *settings) { s.noDeepCp = true }) }
+
+// Watching names the types a Cached client's cache holds from the start,
+// as a manager's cache holds those of the controller's watches (For, Owns,
+// Watches) before the first reconcile. The cache-mutation check covers the
+// caches that exist when a sync starts, so name here the types a
+// reconciler reads; other types get a cache on first read. A Table names
+// the types of each row's objects itself.
+func Watching(objs ...client.Object) Option {
+	return optionFunc(func(s *settings) { s.watching = append(s.watching, objs...) })
+}
 
 // Client is a controller-runtime client served by a fixture's world.
 type Client struct {
@@ -111,7 +122,24 @@ func NewClient(f *fixture.Fixture, opts ...Option) *Client {
 		}
 		c.indexes[gvk][ix.field] = ix.extract
 	}
+	if c.cached {
+		for _, o := range s.watching {
+			if err := c.watch(o); err != nil {
+				f.T().Fatalf("ctrlruntime.Watching(%T): %v", o, err)
+			}
+		}
+	}
 	return c
+}
+
+// watch makes the cache of obj's type.
+func (c *Client) watch(obj runtime.Object) error {
+	r, err := c.resource(obj)
+	if err != nil {
+		return err
+	}
+	_, err = c.f.Informer(r.gvr)
+	return err
 }
 
 // Scheme returns the fixture's scheme.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
@@ -58,7 +59,7 @@ func NewEnv(f *fixture.Fixture, opts ...Option) *Env {
 		var one settings
 		o.apply(&one)
 		o.apply(&s)
-		if !one.cached && !one.noDeepCp {
+		if !one.cached && !one.noDeepCp && one.watching == nil {
 			direct = append(direct, o)
 		}
 	}
@@ -280,7 +281,13 @@ func (tb Table) fixtureTable(row Row, results *[]reconcile.Result) fixture.Table
 	return fixture.Table[string]{
 		Wire: func(f *fixture.Fixture) fixture.SyncFunc[string] {
 			f.T().Helper()
-			r := tb.Wire(NewEnv(f, opts...))
+			var seen []client.Object
+			for _, o := range row.Objects {
+				if co, ok := o.(client.Object); ok {
+					seen = append(seen, co)
+				}
+			}
+			r := tb.Wire(NewEnv(f, append(opts, Watching(seen...))...))
 			if r == nil {
 				f.T().Fatal("ctrlruntime.Table: Wire returned a nil reconciler")
 			}
@@ -340,8 +347,8 @@ func (tb Table) RunRow(t testing.TB, row Row) (*fixture.Result, reconcile.Result
 	if diff := cmp.Diff(row.WantResult, got); diff != "" {
 		t.Errorf("row %q: reconcile %s: result mismatch (-want +got):\n%s", row.Name, Key(row.Request), diff)
 	}
-	if apierrors.IsNotFound(res.Err) && !names(row.Objects, row.Request) {
-		t.Logf("row %q: hint: %s is not among the row's Objects. Add it to Objects, or, if the row tests a deleted object, have the reconciler ignore NotFound (client.IgnoreNotFound(err)), as controller-runtime reconcilers must", row.Name, Key(row.Request))
+	if apierrors.IsNotFound(res.Err) && row.WantErr == nil && !names(row.Objects, row.Request) {
+		t.Errorf("row %q: hint: %s is not among the row's Objects. Add it to Objects, or, if the row tests a deleted object, have the reconciler ignore NotFound (client.IgnoreNotFound(err)), as controller-runtime reconcilers must", row.Name, Key(row.Request))
 	}
 	return res, got
 }
