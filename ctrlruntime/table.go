@@ -344,8 +344,8 @@ func (tb Table) RunRow(t testing.TB, row Row) (*fixture.Result, reconcile.Result
 		t.Fatalf("row %q: the reconciler never returned", row.Name)
 	}
 	got := results[0]
-	if diff := cmp.Diff(row.WantResult, got); diff != "" {
-		t.Errorf("row %q: reconcile %s: result mismatch (-want +got):\n%s", row.Name, Key(row.Request), diff)
+	if !cmp.Equal(row.WantResult, got) {
+		t.Errorf("row %q: reconcile %s: result mismatch:\n  want %s\n   got %s\n(set WantResult on the row)", row.Name, Key(row.Request), FormatResult(row.WantResult), FormatResult(got))
 	}
 	if apierrors.IsNotFound(res.Err) && row.WantErr == nil && !names(row.Objects, row.Request) {
 		t.Errorf("row %q: hint: %s is not among the row's Objects. Add it to Objects, or, if the row tests a deleted object, have the reconciler ignore NotFound (client.IgnoreNotFound(err)), as controller-runtime reconcilers must", row.Name, Key(row.Request))
@@ -361,4 +361,25 @@ func names(objs []runtime.Object, req reconcile.Request) bool {
 		}
 	}
 	return false
+}
+
+// FormatResult renders a reconcile.Result on one line: "no requeue",
+// "requeue", "requeue after 10s", with its priority when set.
+func FormatResult(r reconcile.Result) string {
+	var out string
+	switch {
+	case r.RequeueAfter > 0:
+		out = "requeue after " + r.RequeueAfter.String()
+	case r.Requeue:
+		out = "requeue"
+	default:
+		out = "no requeue"
+	}
+	if r.Requeue && r.RequeueAfter > 0 {
+		out += " (Requeue set too)"
+	}
+	if r.Priority != nil {
+		out += fmt.Sprintf(", priority %d", *r.Priority)
+	}
+	return out
 }

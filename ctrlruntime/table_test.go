@@ -137,7 +137,7 @@ func TestTableFailures(t *testing.T) {
 				return reconcile.Result{Requeue: true}, nil
 			}),
 			row:  ctrlruntime.Row{Request: webReq},
-			want: []string{"result mismatch (-want +got)", "+ \tRequeue:      true"},
+			want: []string{"result mismatch:\n  want no requeue\n   got requeue\n"},
 		},
 		{
 			name: "a panic",
