@@ -98,3 +98,15 @@ func TestReconcile(t *testing.T) {
 		},
 	).Run(t)
 }
+
+// TestCases runs the declarative cases of testdata/cases: a new scenario
+// is a YAML file, reviewed through its golden file.
+func TestCases(t *testing.T) {
+	ctrlruntime.Cases{
+		Dir:     "testdata/cases",
+		Options: []fixture.Option{fixture.WithTypes(WebApps)},
+		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
+			return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
+		},
+	}.Run(t)
+}
