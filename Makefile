@@ -25,14 +25,18 @@ verify-go-line:
 	hack/verify-go-line.sh
 
 # parity/ is a module of its own (its tests skip until
-# hack/parity-binaries.sh has built a kube-apiserver).
+# hack/parity-binaries.sh has built a kube-apiserver); so is ctrlruntime/
+# (controller-runtime Reconcilers), so that the core module never requires
+# controller-runtime.
 unit:
 	$(GO) test -race -count=1 $(PKGS)
 	cd parity && $(GO) test -race -count=1 ./...
+	cd ctrlruntime && $(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet $(PKGS)
 	cd parity && $(GO) vet ./...
+	cd ctrlruntime && $(GO) vet ./...
 
 ## lint: gofmt must print nothing; go vet; staticcheck.
 lint: vet
@@ -40,6 +44,7 @@ lint: vet
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
 	$(GO) tool staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
 	cd parity && $(GO) tool staticcheck ./...
+	cd ctrlruntime && $(GO) tool staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.
 codegen:
@@ -52,16 +57,19 @@ verify-codegen:
 ## example: run the example suites verbosely, to show what the library does.
 example:
 	$(GO) test -count=1 -v ./examples/...
+	cd ctrlruntime && $(GO) test -count=1 -v ./examples/...
 
 ## golden: rewrite every golden file of the tree from this run's results.
 golden:
 	CTRLTEST_UPDATE=1 $(GO) test -count=1 $(PKGS)
+	cd ctrlruntime && CTRLTEST_UPDATE=1 $(GO) test -count=1 ./...
 
 ## verify-golden: fail when a golden file is stale (produced by no test) or
 ## when rewriting the golden files would change or add one. Rewrites them in
 ## place, so run it on a clean checkout (as CI does).
 verify-golden:
 	CTRLTEST_UPDATE=1 $(GO) test -count=1 $(PKGS)
+	cd ctrlruntime && CTRLTEST_UPDATE=1 $(GO) test -count=1 ./...
 	@git diff --exit-code --stat -- '*.golden.yaml' || { echo "verify-golden: golden files are out of date; run 'make golden' and review the diff"; exit 1; }
 	@new="$$(git ls-files --others --exclude-standard -- '*.golden.yaml')"; \
 	if [ -n "$$new" ]; then echo "verify-golden: golden files not committed:"; echo "$$new"; exit 1; fi
@@ -74,6 +82,7 @@ verify-golden:
 bench:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
+	cd ctrlruntime && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../.bench/new.txt
 	$(GO) tool benchstat -col /impl .bench/new.txt
 
 ## parity: run the example tables and the semantics suite (parity/semantics)

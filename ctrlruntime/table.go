@@ -366,16 +366,18 @@ func names(objs []runtime.Object, req reconcile.Request) bool {
 // FormatResult renders a reconcile.Result on one line: "no requeue",
 // "requeue", "requeue after 10s", with its priority when set.
 func FormatResult(r reconcile.Result) string {
+	//lint:ignore SA1019 reconcilers still return Requeue; the row must show it
+	requeue := r.Requeue
 	var out string
 	switch {
 	case r.RequeueAfter > 0:
 		out = "requeue after " + r.RequeueAfter.String()
-	case r.Requeue:
+	case requeue:
 		out = "requeue"
 	default:
 		out = "no requeue"
 	}
-	if r.Requeue && r.RequeueAfter > 0 {
+	if requeue && r.RequeueAfter > 0 {
 		out += " (Requeue set too)"
 	}
 	if r.Priority != nil {

@@ -134,6 +134,7 @@ func TestTableFailures(t *testing.T) {
 		{
 			name: "a result mismatch",
 			rec: reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+				//lint:ignore SA1019 the deprecated Requeue is what the row must report
 				return reconcile.Result{Requeue: true}, nil
 			}),
 			row:  ctrlruntime.Row{Request: webReq},
