@@ -31,7 +31,9 @@ func (c *Client) matcher(r resourceInfo, o *client.ListOptions) (func(runtime.Ob
 			switch req.Field {
 			case "metadata.name", "metadata.namespace":
 			default:
+				c.indexMu.Lock()
 				fm.extract = c.indexes[r.gvk][req.Field]
+				c.indexMu.Unlock()
 				if fm.extract == nil {
 					return nil, fmt.Errorf("ctrlruntime: List of %s by field %q: no index of that field is registered for %s; register one with ctrlruntime.WithIndex(<a %s>, %q, extract) (as the manager's GetFieldIndexer().IndexField does)",
 						r.gvk.Kind, req.Field, r.gvk.Kind, r.gvk.Kind, req.Field)
@@ -76,8 +78,10 @@ func (s labelSet) Has(k string) bool              { _, ok := s[k]; return ok }
 func (s labelSet) Get(k string) string            { return s[k] }
 func (s labelSet) Lookup(k string) (string, bool) { v, ok := s[k]; return v, ok }
 
-// informer returns the indexer holding the fixture's view of r.
+// indexer returns the indexer holding the fixture's view of r, seeding
+// the world first if no sync did yet (as a request does).
 func (c *Client) indexer(r resourceInfo) (cache.Indexer, error) {
+	c.f.Start()
 	inf, err := c.f.Informer(r.gvr)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -79,6 +80,7 @@ type Client struct {
 	f       *fixture.Fixture
 	scheme  *runtime.Scheme
 	mapper  meta.RESTMapper
+	indexMu sync.Mutex
 	indexes map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	cached  bool
 	copy    bool
@@ -107,20 +109,9 @@ func NewClient(f *fixture.Fixture, opts ...Option) *Client {
 		f.T().Fatalf("ctrlruntime.NewClient: UnsafeDisableDeepCopy needs Cached (a client without a cache always returns copies)")
 	}
 	for _, ix := range s.indexes {
-		if ix.obj == nil || ix.extract == nil || ix.field == "" {
-			f.T().Fatalf("ctrlruntime.WithIndex(%T, %q): want an object, a field name and an extract function", ix.obj, ix.field)
+		if err := c.IndexField(ix.obj, ix.field, ix.extract); err != nil {
+			f.T().Fatalf("ctrlruntime.WithIndex: %v", err)
 		}
-		gvk, err := c.kindOf(ix.obj)
-		if err != nil {
-			f.T().Fatalf("ctrlruntime.WithIndex(%T, %q): %v", ix.obj, ix.field, err)
-		}
-		if c.indexes[gvk] == nil {
-			c.indexes[gvk] = map[string]client.IndexerFunc{}
-		}
-		if _, dup := c.indexes[gvk][ix.field]; dup {
-			f.T().Fatalf("ctrlruntime.WithIndex: the index %q of %v is registered twice", ix.field, gvk.Kind)
-		}
-		c.indexes[gvk][ix.field] = ix.extract
 	}
 	if c.cached {
 		for _, o := range s.watching {

@@ -20,8 +20,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
@@ -45,13 +48,36 @@ type Reconciler struct {
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
 
-// SetupWithManager registers the reconciler with a manager.
+// SharedConfig is the ConfigMap every WebApp of its namespace reads: a
+// change of it reconciles them all.
+const SharedConfig = "webapp-config"
+
+// SetupWithManager registers the reconciler with a manager: WebApps whose
+// spec changed (not their status), the Deployments and Services they own,
+// and the namespace's shared ConfigMap.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&webappv1.WebApp{}).
+		For(&webappv1.WebApp{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.appsOfConfig)).
 		Complete(r)
+}
+
+// appsOfConfig maps the shared ConfigMap to the WebApps of its namespace.
+func (r *Reconciler) appsOfConfig(ctx context.Context, cm client.Object) []reconcile.Request {
+	if cm.GetName() != SharedConfig {
+		return nil
+	}
+	var apps webappv1.WebAppList
+	if err := r.Client.List(ctx, &apps, client.InNamespace(cm.GetNamespace())); err != nil {
+		return nil
+	}
+	reqs := make([]reconcile.Request, len(apps.Items))
+	for i, a := range apps.Items {
+		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&a)}
+	}
+	return reqs
 }
 
 // Reconcile brings one WebApp's Deployment, Service and status in line
