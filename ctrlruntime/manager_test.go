@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrltest/ctrltest/ctrlruntime"
-	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
@@ -46,5 +45,4 @@ func TestWatchesBadInput(t *testing.T) {
 	if !strings.Contains(rec.String(), "call the reconciler's SetupWithManager(mgr)") {
 		t.Errorf("Watches without a controller: %q; want a failure that names SetupWithManager", rec)
 	}
-	_ = webappv1.WebApp{}
 }

@@ -4,11 +4,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrltest/ctrltest/ctrlruntime"
@@ -68,6 +66,4 @@ func TestWatches(t *testing.T) {
 			}
 		})
 	}
-	_ = client.ObjectKey{}
-	_ = appsv1.Deployment{}
 }
