@@ -321,3 +321,36 @@ func TestWatch(t *testing.T) {
 		t.Errorf("unstructured watch: %v %T, want ADDED *unstructured.Unstructured Deployment web", e.Type, e.Object)
 	}
 }
+
+func TestUnstructuredWrites(t *testing.T) {
+	f := fixture.New(t)
+	c := ctrlruntime.NewClient(f)
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"namespace": "default", "name": "web"},
+		"spec":     map[string]any{"replicas": int64(1)},
+	}}
+	if err := c.Create(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if u.GetUID() == "" || u.GetKind() != "Deployment" {
+		t.Errorf("unstructured Create: uid %q kind %q; want the answer read back in the caller's representation", u.GetUID(), u.GetKind())
+	}
+	if err := unstructured.SetNestedField(u.Object, int64(4), "status", "availableReplicas"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Status().Update(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Object(deploy("web", 0, nil)).(*appsv1.Deployment); got.Status.AvailableReplicas != 4 {
+		t.Errorf("unstructured status update: the world holds %d available replicas, want 4", got.Status.AvailableReplicas)
+	}
+	bad := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"namespace": "default", "name": "bad"},
+		"spec":     map[string]any{"replicas": "many"},
+	}}
+	if err := c.Create(ctx, bad); !apierrors.IsBadRequest(err) {
+		t.Errorf("an unstructured object that does not convert: %v, want BadRequest", err)
+	}
+}
