@@ -155,6 +155,12 @@ func (c *Client) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 
 // kindOf returns the kind of obj, or of a list's items for a list.
 func (c *Client) kindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	return kindFor(c.scheme, obj)
+}
+
+// kindFor returns the kind of obj in scheme, or of a list's items for a
+// list.
+func kindFor(scheme *runtime.Scheme, obj runtime.Object) (schema.GroupVersionKind, error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return schema.GroupVersionKind{}, fmt.Errorf("ctrlruntime: nil object")
 	}
@@ -167,7 +173,7 @@ func (c *Client) kindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
 		}
 	default:
 		var err error
-		if gvk, err = apiutil.GVKForObject(obj, c.scheme); err != nil {
+		if gvk, err = apiutil.GVKForObject(obj, scheme); err != nil {
 			return gvk, fmt.Errorf("ctrlruntime: %T is not a type of the fixture's scheme: register its clientset (fixture.WithClientset) or its types (fixture.WithTypes(fixture.RegisterTypes(AddToScheme))): %w", obj, err)
 		}
 	}

@@ -160,7 +160,7 @@ func (c *watchCache) List(ctx context.Context, list client.ObjectList, opts ...c
 }
 
 func (c *watchCache) GetInformer(ctx context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
-	gvk, err := c.env.Client.kindOf(obj)
+	gvk, err := kindFor(c.env.Scheme, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (c *watchCache) GetInformerForKind(_ context.Context, gvk schema.GroupVersi
 }
 
 func (c *watchCache) RemoveInformer(_ context.Context, obj client.Object) error {
-	gvk, err := c.env.Client.kindOf(obj)
+	gvk, err := kindFor(c.env.Scheme, obj)
 	if err != nil {
 		return err
 	}
@@ -205,10 +205,13 @@ func (c *watchCache) WaitForCacheSync(ctx context.Context) bool {
 
 // IndexField registers a field index on the Env's clients.
 func (c *watchCache) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	if err := c.env.Client.IndexField(obj, field, extract); err != nil {
+	if c.env.cached == nil {
+		return fmt.Errorf("ctrlruntime: IndexField(%T, %q): field indexes are served by the fixture's clients, not by a real API server's", obj, field)
+	}
+	if err := c.env.cached.IndexField(obj, field, extract); err != nil {
 		return err
 	}
-	return c.env.APIReader.IndexField(obj, field, extract)
+	return c.env.direct.IndexField(obj, field, extract)
 }
 
 // handlersOf returns the handlers registered for gvk.

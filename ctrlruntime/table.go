@@ -31,11 +31,13 @@ type Env struct {
 	F *fixture.Fixture
 	// Client is the manager's client (mgr.GetClient()): it reads from
 	// the informers' view (Cached, deep copies) unless the table is
-	// Uncached, and writes to the world.
-	Client *Client
+	// Uncached, and writes to the world. On a real API server
+	// (fixture.WithServer, parity) it is controller-runtime's own client,
+	// made from the fixture's RESTConfig, reading from the server.
+	Client client.Client
 	// APIReader reads straight from the world (mgr.GetAPIReader()): its
 	// reads are recorded requests (Result.Reads, Row.WantReads).
-	APIReader *Client
+	APIReader client.Reader
 	// Scheme is the fixture's scheme (mgr.GetScheme()).
 	Scheme *runtime.Scheme
 	// Recorder is the manager's recorder of core/v1 events
@@ -44,6 +46,9 @@ type Env struct {
 	// EventsRecorder is the manager's recorder of the events API
 	// (mgr.GetEventRecorder): its events are the sync's events too.
 	EventsRecorder recorder.EventRecorder
+
+	// cached and direct are the fixture's clients (nil on a real server).
+	cached, direct *Client
 }
 
 // NewEnv makes the Env of a fixture; opts apply to both clients
@@ -63,14 +68,23 @@ func NewEnv(f *fixture.Fixture, opts ...Option) *Env {
 			direct = append(direct, o)
 		}
 	}
-	return &Env{
+	env := &Env{
 		F:              f,
-		Client:         NewClient(f, opts...),
-		APIReader:      NewClient(f, direct...),
 		Scheme:         f.Scheme(),
 		Recorder:       f.Recorder(),
 		EventsRecorder: eventsRecorder{f.EventsRecorder()},
 	}
+	if cfg := f.RESTConfig(); cfg != nil {
+		c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: f.RESTMapper()})
+		if err != nil {
+			f.T().Fatalf("ctrlruntime.NewEnv: a client of the real API server: %v", err)
+		}
+		env.Client, env.APIReader = c, c
+		return env
+	}
+	env.cached, env.direct = NewClient(f, opts...), NewClient(f, direct...)
+	env.Client, env.APIReader = env.cached, env.direct
+	return env
 }
 
 // eventsRecorder adds AnnotatedEventf to the fixture's events recorder
@@ -315,6 +329,20 @@ func (tb Table) fixtureTable(row Row, results *[]reconcile.Result) fixture.Table
 		StrictIdempotency:      tb.StrictIdempotency,
 		SkipCacheMutationCheck: tb.SkipCacheMutationCheck,
 	}
+}
+
+// FixtureTable returns the table as a fixture.Table, for what runs
+// fixture tables (parity.Run runs its rows on client-go's fakes and on a
+// real API server, where Env.Client is controller-runtime's own client).
+// Requests become keys; WantResult has no counterpart there (assert it
+// with Run).
+func (tb Table) FixtureTable() fixture.Table[string] {
+	var results []reconcile.Result
+	ft := tb.fixtureTable(Row{}, &results)
+	for _, r := range tb.Rows {
+		ft.Rows = append(ft.Rows, r.fixtureRow())
+	}
+	return ft
 }
 
 func (row Row) fixtureRow() fixture.Row {

@@ -131,7 +131,7 @@ func (w *Watches) handlers(obj client.Object) []interface {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		w.t.Fatalf("ctrlruntime.Watches: nil object")
 	}
-	gvk, err := w.m.env.Client.kindOf(obj)
+	gvk, err := kindFor(w.m.env.Scheme, obj)
 	if err != nil {
 		w.t.Fatalf("ctrlruntime.Watches: %v", err)
 	}
