@@ -85,7 +85,8 @@ bench:
 	cd ctrlruntime && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../.bench/new.txt
 	$(GO) tool benchstat -col /impl .bench/new.txt
 
-## parity: run the example tables and the semantics suite (parity/semantics)
+## parity: run the example tables, the semantics suite (parity/semantics)
+## and the ctrlruntime module's reconciler table (ctrlruntime/examples/mirror)
 ## on the fixture's world and on a real API server, and print the reports.
 ## Builds kube-apiserver and etcd from the Go module proxy on first use
 ## (hack/parity-binaries.sh; minutes, then cached in .cache/parity; nothing
@@ -96,5 +97,6 @@ parity:
 	@if [ -z "$$CTRLTEST_PARITY_KUBECONFIG" ]; then hack/parity-binaries.sh; fi
 	@mkdir -p $(dir $(PARITY_REPORT)) && rm -f $(PARITY_REPORT)
 	@cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
-		$(GO) test -race -count=1 ./...; rc=$$?; \
+		$(GO) test -race -count=1 ./... && cd ../ctrlruntime && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
+		$(GO) test -race -count=1 ./examples/mirror/parity/; rc=$$?; \
 		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc
