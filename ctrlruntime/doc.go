@@ -54,10 +54,10 @@
 //
 // # Limits
 //
-// Parity (the same rows on a real API server) is not supported yet, nor
-// types registered with fixture.RegisterTypes on a real server.
-// controller-runtime's opt-in read-your-writes consistency is not
-// modelled. Watches stops its controllers' event sources when the test
+// [Table.FixtureTable] runs on a real API server too (the parity module),
+// where Env.Client is controller-runtime's own client; types registered
+// with fixture.RegisterTypes do not run there yet. controller-runtime's
+// opt-in read-your-writes consistency is not modelled. Watches stops its controllers' event sources when the test
 // ends; their work queues' goroutines take up to a second to exit, which
 // the fixture's leak check waits for.
 //
