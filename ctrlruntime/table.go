@@ -288,7 +288,7 @@ func (tb Table) validate() error {
 func (tb Table) fixtureTable(row Row, results *[]reconcile.Result) fixture.Table[string] {
 	var mu sync.Mutex
 	var first *fixture.Fixture
-	opts := tb.ClientOptions
+	opts := append([]Option(nil), tb.ClientOptions...)
 	if !tb.Uncached {
 		opts = append([]Option{Cached()}, opts...)
 	}
@@ -301,7 +301,7 @@ func (tb Table) fixtureTable(row Row, results *[]reconcile.Result) fixture.Table
 					seen = append(seen, co)
 				}
 			}
-			r := tb.Wire(NewEnv(f, append(opts, Watching(seen...))...))
+			r := tb.Wire(NewEnv(f, append(append([]Option(nil), opts...), Watching(seen...))...))
 			if r == nil {
 				f.T().Fatal("ctrlruntime.Table: Wire returned a nil reconciler")
 			}

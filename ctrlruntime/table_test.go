@@ -8,7 +8,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -193,4 +195,43 @@ func TestTableFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// labeler labels a Namespace (cluster-scoped) through an uncached client
+// and reports it through the events API.
+type labeler struct{ env *ctrlruntime.Env }
+
+func (l labeler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var ns corev1.Namespace
+	if err := l.env.Client.Get(ctx, req.NamespacedName, &ns); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if ns.Labels["team"] == "web" {
+		return reconcile.Result{}, nil
+	}
+	patch := client.MergeFrom(ns.DeepCopy())
+	ns.Labels = map[string]string{"team": "web"}
+	if err := l.env.Client.Patch(ctx, &ns, patch); err != nil {
+		return reconcile.Result{}, err
+	}
+	l.env.EventsRecorder.Eventf(&ns, nil, corev1.EventTypeNormal, "Labelled", "Label", "team=web")
+	return reconcile.Result{}, nil
+}
+
+func TestTableClusterScopedUncached(t *testing.T) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "web"}}
+	labelled := fixture.NewEvent(ns, corev1.EventTypeNormal, "Labelled", "team=web")
+	labelled.Action = "Label" // the events API's action
+	ctrlruntime.Table{
+		Uncached: true,
+		Wire:     func(env *ctrlruntime.Env) reconcile.Reconciler { return labeler{env} },
+		Rows: []ctrlruntime.Row{{
+			Name:        "labels a namespace",
+			Objects:     []runtime.Object{ns},
+			Request:     reconcile.Request{NamespacedName: types.NamespacedName{Name: "web"}},
+			WantActions: []actions.Action{actions.Patch(ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"web"}}}`))},
+			WantReads:   []actions.Action{actions.Get(ns)},
+			WantEvents:  []fixture.Event{labelled},
+		}},
+	}.Run(t)
 }
