@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/ctrlruntime"
+	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
@@ -172,6 +173,12 @@ func TestTableFailures(t *testing.T) {
 			}),
 			row:  ctrlruntime.Row{Request: webReq, WantErr: ctrlruntime.Terminal("bad spec")},
 			want: []string{"want a terminal error (reconcile.TerminalError), got a retried one: bad spec"},
+		},
+		{
+			name: "a seed of a type no registration serves",
+			rec:  reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
+			row:  ctrlruntime.Row{Request: webReq, Objects: []runtime.Object{&webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}}},
+			want: []string{"*v1.WebApp is not a type of the fixture's scheme", "fixture.WithTypes(fixture.RegisterTypes(AddToScheme))"},
 		},
 		{
 			name: "a request without a name",

@@ -28,9 +28,10 @@ func newTable(rows ...ctrlruntime.Row) ctrlruntime.Table {
 		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
 			return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
 		},
-		Golden: true,
-		Sweep:  true,
-		Rows:   rows,
+		Golden:   true,
+		Sweep:    true,
+		Parallel: true,
+		Rows:     rows,
 	}
 }
 
