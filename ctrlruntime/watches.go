@@ -48,6 +48,9 @@ func (m *Manager) Watches(t testing.TB) *Watches {
 		}
 		want += n
 	}
+	for _, c := range ctrls {
+		plainQueue(c)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, c := range ctrls {
@@ -174,4 +177,22 @@ func (w *Watches) String() string {
 	}
 	sort.Strings(kinds)
 	return fmt.Sprint(kinds)
+}
+
+// newQueueFunc is the type of a controller's NewQueue.
+type newQueueFunc = func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// plainQueue gives a controller a work queue without metrics (whose
+// goroutine would outlive the test by up to half a second) and without
+// priorities (whose adds are asynchronous): what Watches reads. The
+// controller's workers never run, so the queue's kind is not observable
+// otherwise.
+func plainQueue(ctrl any) {
+	f := reflect.ValueOf(ctrl).Elem().FieldByName("NewQueue")
+	if !f.IsValid() || !f.CanSet() || f.Type() != reflect.TypeFor[newQueueFunc]() {
+		return
+	}
+	f.Set(reflect.ValueOf(newQueueFunc(func(_ string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{})
+	})))
 }
