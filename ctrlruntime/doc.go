@@ -57,9 +57,9 @@
 // [Table.FixtureTable] runs on a real API server too (the parity module),
 // where Env.Client is controller-runtime's own client; types registered
 // with fixture.RegisterTypes do not run there yet. controller-runtime's
-// opt-in read-your-writes consistency is not modelled. Watches stops its controllers' event sources when the test
-// ends; their work queues' goroutines take up to a second to exit, which
-// the fixture's leak check waits for.
+// opt-in read-your-writes consistency is not modelled. Watches gives the
+// controllers plain work queues (no metrics, no priorities), which it
+// reads at once; their workers never run.
 //
 // # When not to use
 //
