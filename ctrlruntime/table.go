@@ -274,7 +274,15 @@ func (tb Table) validate() error {
 	if tb.Wire == nil {
 		return errors.New("ctrlruntime.Table: Wire is nil")
 	}
+	seen := map[string]bool{}
 	for i, row := range tb.Rows {
+		switch {
+		case row.Name == "":
+			return fmt.Errorf("ctrlruntime.Table: row %d has no name", i)
+		case seen[row.Name]:
+			return fmt.Errorf("ctrlruntime.Table: two rows are named %q", row.Name)
+		}
+		seen[row.Name] = true
 		if err := checkRequest(row.Request); err != nil {
 			return fmt.Errorf("ctrlruntime.Table: row %d (%q): %v", i, row.Name, err)
 		}

@@ -242,3 +242,16 @@ func TestTableClusterScopedUncached(t *testing.T) {
 		}},
 	}.Run(t)
 }
+
+func TestTableRowNames(t *testing.T) {
+	wire := func(*ctrlruntime.Env) reconcile.Reconciler { return scaler{} }
+	for name, rows := range map[string][]ctrlruntime.Row{
+		"row 0 has no name":      {{Request: webReq}},
+		`two rows are named "a"`: {{Name: "a", Request: webReq}, {Name: "a", Request: webReq}},
+	} {
+		rec := tbtest.Run(t, func(t testing.TB) { ctrlruntime.Table{Wire: wire, Rows: rows}.RunRow(t, rows[0]) })
+		if !rec.Stopped() || !strings.Contains(rec.String(), name) {
+			t.Errorf("rows %v: %q; want the table refused with %q", rows, rec, name)
+		}
+	}
+}
