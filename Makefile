@@ -86,7 +86,7 @@ bench:
 	$(GO) tool benchstat -col /impl .bench/new.txt
 
 ## parity: run the example tables, the semantics suite (parity/semantics)
-## and the ctrlruntime module's reconciler table (ctrlruntime/examples/mirror)
+## and the ctrlruntime module's reconciler tables (its Parity tests)
 ## on the fixture's world and on a real API server, and print the reports.
 ## Builds kube-apiserver and etcd from the Go module proxy on first use
 ## (hack/parity-binaries.sh; minutes, then cached in .cache/parity; nothing
@@ -98,5 +98,5 @@ parity:
 	@mkdir -p $(dir $(PARITY_REPORT)) && rm -f $(PARITY_REPORT)
 	@cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
 		$(GO) test -race -count=1 ./... && cd ../ctrlruntime && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
-		$(GO) test -race -count=1 ./examples/mirror/parity/; rc=$$?; \
+		$(GO) test -race -count=1 -run Parity ./...; rc=$$?; \
 		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc

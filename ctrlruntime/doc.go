@@ -55,8 +55,8 @@
 // # Limits
 //
 // [Table.FixtureTable] runs on a real API server too (the parity module),
-// where Env.Client is controller-runtime's own client; types registered
-// with fixture.RegisterTypes do not run there yet. controller-runtime's
+// where Env.Client is controller-runtime's own client (types registered
+// with fixture.RegisterTypes need their CRD there). controller-runtime's
 // opt-in read-your-writes consistency is not modelled. Watches gives the
 // controllers plain work queues (no metrics, no priorities), which it
 // reads at once; their workers never run.
