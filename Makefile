@@ -24,20 +24,24 @@ verify-doc-paths:
 verify-go-line:
 	hack/verify-go-line.sh
 
-# parity/, crd/ and examples/legacyscheme/ are modules of their own
+# parity/, crd/, ctrlruntime/ and examples/legacyscheme/ are modules of
+# their own, so that the core module never requires their dependencies
 # (parity's tests skip until hack/parity-binaries.sh has built a
-# kube-apiserver; legacyscheme requires k8s.io/kubernetes).
+# kube-apiserver; ctrlruntime requires controller-runtime; legacyscheme,
+# k8s.io/kubernetes).
 unit:
 	$(GO) test -race -count=1 $(PKGS)
 	cd crd && $(GO) test -race -count=1 ./...
 	cd examples/legacyscheme && $(GO) test -race -count=1 ./...
 	cd parity && $(GO) test -race -count=1 ./...
+	cd ctrlruntime && $(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet $(PKGS)
 	cd crd && $(GO) vet ./...
 	cd examples/legacyscheme && $(GO) vet ./...
 	cd parity && $(GO) vet ./...
+	cd ctrlruntime && $(GO) vet ./...
 
 ## lint: gofmt must print nothing; go vet; staticcheck.
 lint: vet
@@ -47,6 +51,7 @@ lint: vet
 	cd crd && $(GO) tool staticcheck ./...
 	cd examples/legacyscheme && $(GO) tool staticcheck ./...
 	cd parity && $(GO) tool staticcheck ./...
+	cd ctrlruntime && $(GO) tool staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.
 codegen:
@@ -59,16 +64,19 @@ verify-codegen:
 ## example: run the example suites verbosely, to show what the library does.
 example:
 	$(GO) test -count=1 -v ./examples/...
+	cd ctrlruntime && $(GO) test -count=1 -v ./examples/...
 
 ## golden: rewrite every golden file of the tree from this run's results.
 golden:
 	CTRLTEST_UPDATE=1 $(GO) test -count=1 $(PKGS)
+	cd ctrlruntime && CTRLTEST_UPDATE=1 $(GO) test -count=1 ./...
 
 ## verify-golden: fail when a golden file is stale (produced by no test) or
 ## when rewriting the golden files would change or add one. Rewrites them in
 ## place, so run it on a clean checkout (as CI does).
 verify-golden:
 	CTRLTEST_UPDATE=1 $(GO) test -count=1 $(PKGS)
+	cd ctrlruntime && CTRLTEST_UPDATE=1 $(GO) test -count=1 ./...
 	@git diff --exit-code --stat -- '*.golden.yaml' || { echo "verify-golden: golden files are out of date; run 'make golden' and review the diff"; exit 1; }
 	@new="$$(git ls-files --others --exclude-standard -- '*.golden.yaml')"; \
 	if [ -n "$$new" ]; then echo "verify-golden: golden files not committed:"; echo "$$new"; exit 1; fi
@@ -81,9 +89,11 @@ verify-golden:
 bench:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
+	cd ctrlruntime && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../.bench/new.txt
 	$(GO) tool benchstat -col /impl .bench/new.txt
 
-## parity: run the example tables and the semantics suite (parity/semantics)
+## parity: run the example tables, the semantics suite (parity/semantics)
+## and the ctrlruntime module's reconciler tables (its Parity tests)
 ## on the fixture's world and on a real API server, and print the reports.
 ## Builds kube-apiserver and etcd from the Go module proxy on first use
 ## (hack/parity-binaries.sh; minutes, then cached in .cache/parity; nothing
@@ -94,5 +104,6 @@ parity:
 	@if [ -z "$$CTRLTEST_PARITY_KUBECONFIG" ]; then hack/parity-binaries.sh; fi
 	@mkdir -p $(dir $(PARITY_REPORT)) && rm -f $(PARITY_REPORT)
 	@cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
-		$(GO) test -race -count=1 ./...; rc=$$?; \
+		$(GO) test -race -count=1 ./... && cd ../ctrlruntime && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
+		$(GO) test -race -count=1 -run Parity ./...; rc=$$?; \
 		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc

@@ -1,0 +1,69 @@
+// Package ctrlruntime runs controller-runtime Reconcilers on ctrltest's
+// world: the fixture's server model behind every request, recorded
+// requests, golden files, declarative cases, the idempotency and
+// convergence check, the fault sweep and the cache-mutation check.
+//
+//	var WebApps = fixture.RegisterTypes(webappv1.AddToScheme) // a kubebuilder API: no clientset needed
+//
+//	func TestReconcile(t *testing.T) {
+//		ctrlruntime.Table{
+//			Options: []fixture.Option{fixture.WithTypes(WebApps)},
+//			Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
+//				return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
+//			},
+//			Golden: true,
+//			Rows: []ctrlruntime.Row{{
+//				Name:       "a new WebApp waits for its Deployment",
+//				Objects:    []runtime.Object{app},
+//				Request:    reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}},
+//				WantResult: reconcile.Result{RequeueAfter: 10 * time.Second},
+//			}},
+//		}.Run(t)
+//	}
+//
+// # The client
+//
+// [NewClient] is a controller-runtime client.WithWatch whose every request
+// is a client-go testing action served by [fixture.Fixture.Invoke]: recorded
+// as the fixture's actions, subject to the test's reactors and induced
+// failures, answered by the server model. It serves typed objects,
+// *unstructured.Unstructured and *metav1.PartialObjectMetadata (and their
+// lists), label selectors, field selectors on metadata.name,
+// metadata.namespace and indexes registered with [WithIndex] (or the
+// manager's field indexer), every patch type, server-side apply, Status()
+// and SubResource(name). With [Cached] it reads as the manager's client
+// does, from the informers' view of the fixture (deep copies, unless
+// [UnsafeDisableDeepCopy]; the view catches up between syncs, not within
+// one), and its reads are not recorded.
+//
+// # Reconciles
+//
+// [Env] holds the manager's pieces for one fixture; [Table] runs rows
+// keyed by reconcile.Request on fixture.Table, adding the reconcile.Result
+// ([Row.WantResult]) and terminal errors ([Terminal]); [Cases] runs
+// declarative YAML cases; [Reconcile] runs one reconcile; [SyncFunc] turns
+// a Reconciler into a fixture sync handler.
+//
+// # Watches
+//
+// [NewManager] is a manager.Manager served by an Env, on which a
+// reconciler's SetupWithManager runs unchanged; [Manager.Watches] then
+// delivers object events to the event sources of the controllers it built
+// (For, Owns, Watches, predicates) and returns the requests they enqueue,
+// synchronously: no manager runs and no reconcile is called.
+//
+// # Limits
+//
+// [Table.FixtureTable] runs on a real API server too (the parity module),
+// where Env.Client is controller-runtime's own client (types registered
+// with fixture.RegisterTypes need their CRD there). controller-runtime's
+// opt-in read-your-writes consistency is not modelled. Watches gives the
+// controllers plain work queues (no metrics, no priorities), which it
+// reads at once; their workers never run.
+//
+// # When not to use
+//
+// For a webhook, a multi-cluster manager or the manager's own behaviour
+// (leader election, metrics), use envtest: this package tests what a
+// Reconciler does to the world and what its watches enqueue.
+package ctrlruntime

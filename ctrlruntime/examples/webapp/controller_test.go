@@ -1,0 +1,113 @@
+package webapp_test
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrltest/ctrltest/ctrlruntime"
+	"github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp"
+	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
+	"github.com/ctrltest/ctrltest/fixture"
+)
+
+// WebApps registers the kubebuilder API: no generated clientset needed.
+var WebApps = fixture.RegisterTypes(webappv1.AddToScheme)
+
+var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func newTable(rows ...ctrlruntime.Row) ctrlruntime.Table {
+	return ctrlruntime.Table{
+		Options: []fixture.Option{fixture.WithTypes(WebApps)},
+		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
+			return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
+		},
+		Golden:   true,
+		Sweep:    true,
+		Parallel: true,
+		Rows:     rows,
+	}
+}
+
+func app(mods ...func(*webappv1.WebApp)) *webappv1.WebApp {
+	a := &webappv1.WebApp{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec:       webappv1.WebAppSpec{Image: "nginx:1.27", Replicas: 2},
+	}
+	for _, m := range mods {
+		m(a)
+	}
+	return a
+}
+
+func withFinalizer(a *webappv1.WebApp) { a.Finalizers = []string{webapp.Finalizer} }
+
+var req = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}}
+
+// deployment is the WebApp's Deployment as a previous reconcile created
+// it, with available replicas.
+func deployment(available int32) *appsv1.Deployment {
+	ctl := true
+	two := int32(2)
+	l := map[string]string{"app.kubernetes.io/name": "web"}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Labels: l,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "webapp.example.com/v1", Kind: "WebApp", Name: "web", Controller: &ctl, BlockOwnerDeletion: &ctl}}},
+		Spec: appsv1.DeploymentSpec{Replicas: &two, Selector: &metav1.LabelSelector{MatchLabels: l},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: l},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}}},
+		Status: appsv1.DeploymentStatus{AvailableReplicas: available},
+	}
+}
+
+func service() *corev1.Service {
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+}
+
+func TestReconcile(t *testing.T) {
+	newTable(
+		ctrlruntime.Row{
+			Name: "a new WebApp gets a finalizer, a Deployment and a Service, and waits for them", Objects: []runtime.Object{app()}, Request: req,
+			WantResult: reconcile.Result{RequeueAfter: webapp.PendingRequeue},
+		},
+		ctrlruntime.Row{
+			Name: "an available Deployment makes the WebApp available", Request: req,
+			Objects: []runtime.Object{app(withFinalizer), deployment(2), service()},
+		},
+		ctrlruntime.Row{
+			Name: "a scaled WebApp scales its Deployment", Request: req,
+			Objects:    []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Replicas = 3 }), deployment(2), service()},
+			WantResult: reconcile.Result{RequeueAfter: webapp.PendingRequeue},
+		},
+		ctrlruntime.Row{
+			Name: "a deleted WebApp loses its finalizer", Request: req,
+			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.DeletionTimestamp = &metav1.Time{Time: now} })},
+		},
+		ctrlruntime.Row{
+			Name: "a WebApp that is gone is nothing to do", Request: req,
+		},
+		ctrlruntime.Row{
+			Name: "an empty image is a terminal error", Request: req,
+			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Image = "" })},
+			WantErr: ctrlruntime.Terminal("spec.image is empty"),
+		},
+	).Run(t)
+}
+
+// TestCases runs the declarative cases of testdata/cases: a new scenario
+// is a YAML file, reviewed through its golden file.
+func TestCases(t *testing.T) {
+	ctrlruntime.Cases{
+		Dir:     "testdata/cases",
+		Options: []fixture.Option{fixture.WithTypes(WebApps)},
+		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
+			return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
+		},
+	}.Run(t)
+}

@@ -1,0 +1,324 @@
+package ctrlruntime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+)
+
+// Manager is a controller-runtime manager served by a fixture: its client,
+// API reader, scheme, REST mapper, recorders and field indexer are the
+// Env's, so a reconciler's SetupWithManager (and the field indexes it
+// registers) runs unchanged. It never runs anything: the controllers that
+// SetupWithManager builds (builder.ControllerManagedBy(mgr)...Complete)
+// are kept for [Manager.Watches], which tells which object events enqueue
+// which requests.
+type Manager struct {
+	env   *Env
+	cache *watchCache
+
+	mu          sync.Mutex
+	controllers []manager.Runnable
+}
+
+var _ manager.Manager = (*Manager)(nil)
+
+// NewManager returns a manager served by env's fixture.
+func NewManager(env *Env) *Manager {
+	return &Manager{env: env, cache: &watchCache{env: env, informers: map[schema.GroupVersionKind]*watchInformer{}, registered: make(chan struct{}, 1)}}
+}
+
+// Add keeps a runnable (a controller) for Watches.
+func (m *Manager) Add(r manager.Runnable) error {
+	if r == nil {
+		return errors.New("ctrlruntime.Manager.Add: nil runnable")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.controllers = append(m.controllers, r)
+	return nil
+}
+
+// Elected returns a closed channel: the manager is always the leader.
+func (m *Manager) Elected() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+// AddMetricsServerExtraHandler does nothing.
+func (m *Manager) AddMetricsServerExtraHandler(string, http.Handler) error { return nil }
+
+// AddHealthzCheck does nothing.
+func (m *Manager) AddHealthzCheck(string, healthz.Checker) error { return nil }
+
+// AddReadyzCheck does nothing.
+func (m *Manager) AddReadyzCheck(string, healthz.Checker) error { return nil }
+
+// Start refuses to run: a fixture's manager runs no controller (use
+// Watches for their event sources, a Table for their reconciles).
+func (m *Manager) Start(context.Context) error {
+	return errors.New("ctrlruntime.Manager.Start: a fixture's manager does not run controllers; test their watches with mgr.Watches(t) and their reconciles with a ctrlruntime.Table")
+}
+
+// GetWebhookServer returns a webhook server that is never started.
+func (m *Manager) GetWebhookServer() webhook.Server { return webhook.NewServer(webhook.Options{}) }
+
+// GetLogger returns a logger that discards.
+func (m *Manager) GetLogger() logr.Logger { return logr.Discard() }
+
+// GetControllerOptions returns the defaults of the controllers built on
+// the manager: no name validation (each test builds its controllers
+// again) and a plain work queue, so that Watches reads what the event
+// handlers enqueue at once.
+func (m *Manager) GetControllerOptions() config.Controller {
+	return config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(false), CacheSyncTimeout: time.Hour, Logger: logr.Discard()}
+}
+
+// GetConverterRegistry returns an empty conversion registry.
+func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
+
+// GetEventRecorderFor returns the Env's recorder.
+func (m *Manager) GetEventRecorderFor(string) record.EventRecorder { return m.env.Recorder }
+
+// GetEventRecorder returns the Env's events-API recorder.
+func (m *Manager) GetEventRecorder(string) recorder.EventRecorder { return m.env.EventsRecorder }
+
+// GetHTTPClient returns nil: the fixture's world is not reached over HTTP.
+func (m *Manager) GetHTTPClient() *http.Client { return nil }
+
+// GetConfig returns the fixture's REST config on a real API server, an
+// empty one otherwise.
+func (m *Manager) GetConfig() *rest.Config {
+	if c := m.env.F.RESTConfig(); c != nil {
+		return c
+	}
+	return &rest.Config{}
+}
+
+// GetCache returns the manager's cache: reads from the informers' view,
+// informers that record event handlers (see Watches).
+func (m *Manager) GetCache() cache.Cache { return m.cache }
+
+// GetScheme returns the fixture's scheme.
+func (m *Manager) GetScheme() *runtime.Scheme { return m.env.Scheme }
+
+// GetClient returns the Env's client.
+func (m *Manager) GetClient() client.Client { return m.env.Client }
+
+// GetFieldIndexer returns an indexer that registers field indexes on the
+// Env's clients.
+func (m *Manager) GetFieldIndexer() client.FieldIndexer { return m.cache }
+
+// GetRESTMapper returns the fixture's REST mapper.
+func (m *Manager) GetRESTMapper() meta.RESTMapper { return m.env.F.RESTMapper() }
+
+// GetAPIReader returns the Env's API reader.
+func (m *Manager) GetAPIReader() client.Reader { return m.env.APIReader }
+
+// watchCache is the manager's cache: reads through the Env's client,
+// informers that only record handlers.
+type watchCache struct {
+	env *Env
+
+	mu         sync.Mutex
+	informers  map[schema.GroupVersionKind]*watchInformer
+	handlers   int
+	registered chan struct{} // signalled on each new handler
+}
+
+var _ cache.Cache = (*watchCache)(nil)
+
+func (c *watchCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return c.env.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *watchCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return c.env.Client.List(ctx, list, opts...)
+}
+
+func (c *watchCache) GetInformer(ctx context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	gvk, err := kindFor(c.env.Scheme, obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.GetInformerForKind(ctx, gvk)
+}
+
+func (c *watchCache) GetInformerForKind(_ context.Context, gvk schema.GroupVersionKind, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	if _, err := c.env.F.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		return nil, fmt.Errorf("ctrlruntime: no registered clientset serves %v: register its clientset (fixture.WithClientset) or its types (fixture.WithTypes): %w", gvk, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	inf, ok := c.informers[gvk]
+	if !ok {
+		inf = &watchInformer{cache: c}
+		c.informers[gvk] = inf
+	}
+	return inf, nil
+}
+
+func (c *watchCache) RemoveInformer(_ context.Context, obj client.Object) error {
+	gvk, err := kindFor(c.env.Scheme, obj)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.informers, gvk)
+	return nil
+}
+
+// Start does nothing: the fixture's informers are its own.
+func (c *watchCache) Start(ctx context.Context) error { return nil }
+
+// WaitForCacheSync blocks until ctx is done and reports false: the
+// controllers of a fixture's manager start their event sources and never
+// their workers (Watches reads their queues).
+func (c *watchCache) WaitForCacheSync(ctx context.Context) bool {
+	<-ctx.Done()
+	return false
+}
+
+// IndexField registers a field index on the Env's clients.
+func (c *watchCache) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	if c.env.cached == nil {
+		return fmt.Errorf("ctrlruntime: IndexField(%T, %q): field indexes are served by the fixture's clients, not by a real API server's", obj, field)
+	}
+	if err := c.env.cached.IndexField(obj, field, extract); err != nil {
+		return err
+	}
+	return c.env.direct.IndexField(obj, field, extract)
+}
+
+// handlersOf returns the handlers registered for gvk.
+func (c *watchCache) handlersOf(gvk schema.GroupVersionKind) []toolscache.ResourceEventHandler {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if inf := c.informers[gvk]; inf != nil {
+		return append([]toolscache.ResourceEventHandler(nil), inf.handlers...)
+	}
+	return nil
+}
+
+// watchInformer records the event handlers of a kind.
+type watchInformer struct {
+	cache    *watchCache
+	handlers []toolscache.ResourceEventHandler
+}
+
+var _ cache.Informer = (*watchInformer)(nil)
+
+func (i *watchInformer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+	if h == nil {
+		return nil, errors.New("ctrlruntime: nil event handler")
+	}
+	i.cache.mu.Lock()
+	i.handlers = append(i.handlers, h)
+	i.cache.handlers++
+	i.cache.mu.Unlock()
+	select {
+	case i.cache.registered <- struct{}{}:
+	default:
+	}
+	return registration{}, nil
+}
+
+func (i *watchInformer) AddEventHandlerWithResyncPeriod(h toolscache.ResourceEventHandler, _ time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
+}
+
+func (i *watchInformer) AddEventHandlerWithOptions(h toolscache.ResourceEventHandler, _ toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
+}
+
+func (i *watchInformer) RemoveEventHandler(toolscache.ResourceEventHandlerRegistration) error {
+	return nil
+}
+
+func (i *watchInformer) AddIndexers(toolscache.Indexers) error { return nil }
+func (i *watchInformer) HasSynced() bool                       { return true }
+func (i *watchInformer) IsStopped() bool                       { return false }
+func (i *watchInformer) HasSyncedChecker() toolscache.DoneChecker {
+	return synced{}
+}
+
+type registration struct{}
+
+func (registration) HasSynced() bool                          { return true }
+func (registration) HasSyncedChecker() toolscache.DoneChecker { return synced{} }
+
+type synced struct{}
+
+func (synced) Name() string { return "ctrltest" }
+func (synced) Done() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+// IndexField registers a field index (as WithIndex does), for the
+// manager's field indexer.
+func (c *Client) IndexField(obj client.Object, field string, extract client.IndexerFunc) error {
+	if obj == nil || extract == nil || field == "" {
+		return fmt.Errorf("ctrlruntime: IndexField(%T, %q): want an object, a field name and an extract function", obj, field)
+	}
+	gvk, err := c.kindOf(obj)
+	if err != nil {
+		return err
+	}
+	c.indexMu.Lock()
+	defer c.indexMu.Unlock()
+	if _, dup := c.indexes[gvk][field]; dup {
+		return fmt.Errorf("ctrlruntime: the index %q of %v is registered twice", field, gvk.Kind)
+	}
+	if c.indexes[gvk] == nil {
+		c.indexes[gvk] = map[string]client.IndexerFunc{}
+	}
+	c.indexes[gvk][field] = extract
+	return nil
+}
+
+// kindSources counts the event sources of a controller that watch a kind
+// (source.Kind), read off its unexported list of watches.
+func kindSources(ctrl any) (int, bool) {
+	v := reflect.ValueOf(ctrl)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return 0, false
+	}
+	w := v.Elem().FieldByName("startWatches")
+	if !w.IsValid() || w.Kind() != reflect.Slice {
+		return 0, false
+	}
+	n := 0
+	for i := range w.Len() {
+		e := w.Index(i)
+		if e.Kind() == reflect.Interface && !e.IsNil() && strings.Contains(e.Elem().Type().String(), "Kind[") {
+			n++
+		}
+	}
+	return n, true
+}
