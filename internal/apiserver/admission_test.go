@@ -29,11 +29,11 @@ func TestAdmissionOrder(t *testing.T) {
 	r := deploymentsResource()
 	m := NewModel(time.Now, 0)
 	type seen struct {
-		step          string
-		status        int32 // status.replicas
-		generation    int64
-		kind          string
-		hasOld, valid bool
+		step       string
+		status     int32 // status.replicas
+		generation int64
+		kind       string
+		hasOld     bool
 	}
 	var log []seen
 	m.Admission = &Admission{
