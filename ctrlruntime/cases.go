@@ -12,8 +12,8 @@ import (
 // Cases runs a directory of declarative YAML cases (see fixture.Cases: a
 // SyncCase header whose key is the request, "namespace/name", then the
 // seed objects) against a Reconciler, each checked against its golden file
-// with the idempotency check. The reconcile.Result is logged, not
-// compared: assert it in a Table row.
+// with the idempotency check. The golden file shows the reconcile.Result
+// ("returned: requeue after 10s").
 type Cases struct {
 	// Dir holds the case files, for example "testdata/cases".
 	Dir string
@@ -54,6 +54,7 @@ func (c Cases) Run(t *testing.T) {
 			}
 			first := true
 			return SyncFunc(r, func(req reconcile.Request, res reconcile.Result) {
+				f.SetReturned(FormatResult(res))
 				if first {
 					first = false
 					f.T().Logf("reconcile %s: %s", Key(req), FormatResult(res))

@@ -225,7 +225,10 @@ func Reconcile(f *fixture.Fixture, r reconcile.Reconciler, req reconcile.Request
 		f.T().Fatalf("ctrlruntime.Reconcile: %v", err)
 	}
 	var got reconcile.Result
-	res := fixture.Sync(f, SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) { got = res }), Key(req))
+	res := fixture.Sync(f, SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) {
+		got = res
+		f.SetReturned(FormatResult(res))
+	}), Key(req))
 	return res, got
 }
 
@@ -320,6 +323,7 @@ func (tb Table) fixtureTable(row Row, results *[]reconcile.Result) fixture.Table
 			mine := first == f
 			mu.Unlock()
 			return SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) {
+				f.SetReturned(FormatResult(res))
 				if mine {
 					mu.Lock()
 					*results = append(*results, res)

@@ -118,6 +118,24 @@ func TestTable(t *testing.T) {
 	}.Run(t)
 }
 
+// The reconcile.Result reaches the fixture's result, and so golden files.
+func TestResultReturned(t *testing.T) {
+	tb := ctrlruntime.Table{Wire: func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} }}
+	res, got := tb.RunRow(t, ctrlruntime.Row{
+		Name:        "scales",
+		Objects:     []runtime.Object{deploy("web", 1, nil)},
+		Request:     webReq,
+		WantResult:  reconcile.Result{RequeueAfter: time.Minute},
+		WantActions: []actions.Action{actions.Update(deploy("web", 3, nil))},
+	})
+	if want := ctrlruntime.FormatResult(got); res.Returned != want || want != "requeue after 1m0s" {
+		t.Errorf("Result.Returned = %q, want %q", res.Returned, want)
+	}
+	if y, err := res.Golden(); err != nil || !strings.Contains(string(y), "returned: requeue after 1m0s\n") {
+		t.Errorf("the golden rendering lacks the result (%v):\n%s", err, y)
+	}
+}
+
 // reconcilerFunc adapts a function to reconcile.Reconciler.
 type reconcilerFunc func(context.Context, reconcile.Request) (reconcile.Result, error)
 

@@ -301,6 +301,17 @@ func TestRenderEmpty(t *testing.T) {
 	}
 }
 
+// What the sync function returned besides its error renders when set.
+func TestRenderReturned(t *testing.T) {
+	got, err := Render(Sync{Key: "a", Returned: "requeue after 10s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "actions: []\nenqueued: []\nerror: null\nevents: []\nkey: a\nreturned: requeue after 10s\n"; string(got) != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+}
+
 func TestReadOnlyTestdataLosesNothing(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root ignores directory permissions; TestWriteFileIsAtomic covers a failed write")

@@ -25,6 +25,9 @@ type Sync struct {
 	Enqueued []string
 	// Err is the sync's error.
 	Err error
+	// Returned is what the sync function returned besides its error, as
+	// one line (a Reconciler's reconcile.Result); "" renders nothing.
+	Returned string
 	// Kind, when set, names the kind of an object, so that objects render
 	// with apiVersion and kind as kubectl shows them.
 	Kind func(runtime.Object) (schema.GroupVersionKind, bool)
@@ -43,6 +46,7 @@ type Event struct {
 
 type syncDoc struct {
 	Key      string      `json:"key"`
+	Returned string      `json:"returned,omitempty"`
 	Actions  []actionDoc `json:"actions"`
 	Events   []Event     `json:"events"`
 	Enqueued []string    `json:"enqueued"`
@@ -65,7 +69,9 @@ type actionDoc struct {
 // Render returns the canonical YAML of a sync: its key, one entry per
 // action in order (verb, apiVersion, resource, subresource, namespace, name,
 // field manager, and the object as kubectl get -o yaml shows it, or the
-// patch type and body), the events, the enqueued records and the error text.
+// patch type and body), the events, the enqueued records and the error
+// text, and what the sync function returned besides its error when it
+// says (Returned).
 // Keys are sorted, volatile metadata (actions.NormalizeVolatile) is removed
 // but metadata.generation is kept (a reviewer checks a status's
 // observedGeneration against it), lines end in LF and the text ends with a
@@ -82,7 +88,7 @@ type actionDoc struct {
 func Render(s Sync, opts ...Option) ([]byte, error) {
 	c := newConfig(opts)
 	ids := uids{}
-	doc := syncDoc{Key: s.Key, Actions: []actionDoc{}, Events: s.Events, Enqueued: s.Enqueued}
+	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: s.Events, Enqueued: s.Enqueued}
 	if doc.Events == nil {
 		doc.Events = []Event{}
 	}
