@@ -62,12 +62,13 @@ func deployment(available int32) *appsv1.Deployment {
 		Spec: appsv1.DeploymentSpec{Replicas: &two, Selector: &metav1.LabelSelector{MatchLabels: l},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: l},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}}},
-		Status: appsv1.DeploymentStatus{AvailableReplicas: available},
+		Status: appsv1.DeploymentStatus{Replicas: available, ReadyReplicas: available, AvailableReplicas: available}, // valid on a server too
 	}
 }
 
 func service() *corev1.Service {
-	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}} // valid on a server too
 }
 
 func TestReconcile(t *testing.T) {

@@ -28,10 +28,7 @@ func TestReconcileParity(t *testing.T) {
 	parity.Run(t, parity.Shared(t), tb.FixtureTable(),
 		parity.Known{Row: "a new WebApp", Kind: parity.Defaulting,
 			Reason: "the server defaults the Deployment and the Service the reconciler creates; the fakes do not"},
-		// The model gives an owner reference with an empty uid the uid of
-		// the seed it names; the fixture's server seeding does not (yet),
-		// and the server refuses the seed.
-		parity.Known{Row: "an available Deployment", Kind: parity.Validation,
-			Reason: "a seed's owner reference needs its owner's uid on a server; the model fills it in"},
+		parity.Known{Row: "an available Deployment", Kind: parity.Defaulting,
+			Reason: "the server defaults the seeded Deployment and Service; the fakes do not"},
 	)
 }
