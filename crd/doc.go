@@ -5,7 +5,11 @@
 // CEL rules (x-kubernetes-validations, transition rules with oldSelf
 // included) checked on every create and update, with the server's field
 // paths and messages — on every seed too: a seed the server would refuse
-// fails the test with its reason.
+// fails the test with its reason. What a CRD declares besides schemas
+// reaches the fixture too: field selectors on its selectableFields, its
+// scale subresource (and discovery's /scale), and a check that the
+// registration of its kind (a generated clientset, fixture.RegisterTypes)
+// has the CRD's plural, scope and status subresource.
 //
 //	f := fixture.New(t, fixture.WithClientset(Foos), crd.Files(t, "artifacts/crd.yaml"),
 //		fixture.WithObjects(foo))
@@ -30,9 +34,9 @@
 // the schema passes, so the CRD's schema and the Go type must agree. The
 // options apply to the fixture's server model: with fixture.WithBareFakes
 // nothing is checked, and on a real server (fixture.WithServer) the server
-// does it all. What a manifest says besides its schemas (plural, scope,
-// subresources, selectable fields: [Definitions.Resources]) is not yet
-// given to the fixture, which takes those from the registered clientsets.
+// does it all. A CRD's plural and scope are checked against the
+// registrations, not used to register its kind: a custom resource needs
+// its generated clientset or fixture.RegisterTypes.
 //
 // # When not to use it
 //
