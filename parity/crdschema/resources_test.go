@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -146,6 +147,104 @@ func TestCRDResource(t *testing.T) {
 					t.Errorf("%s: error %v; want none", side, err)
 				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 					t.Errorf("%s: error %v; want one containing %q", side, err, tc.wantErr)
+				}
+			}
+		})
+	}
+}
+
+var widgetGVR = schema.GroupVersionResource{Group: "crd.ctrltest.dev", Version: "v1", Resource: "widgets"}
+
+func widget(name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "crd.ctrltest.dev/v1", "kind": "Widget",
+		"metadata": map[string]any{"namespace": "default", "name": name},
+		"spec":     spec,
+	}}
+}
+
+// A custom resource with a CRD and nothing else (no clientset, no Go
+// type), served from its manifest as unstructured: a controller on the
+// dynamic client reads a defaulted seed, writes its status, lists by a
+// selectable field, scales it and creates one: no divergence.
+func TestCRDOnly(t *testing.T) {
+	srv := parity.Shared(t)
+	cases := []struct {
+		name    string
+		sync    func(ctx context.Context, f *fixture.Fixture, ns string) error
+		wantErr string
+	}{{
+		name: "a status update of a defaulted seed",
+		sync: func(ctx context.Context, f *fixture.Fixture, ns string) error {
+			widgets := f.Dynamic().Resource(widgetGVR).Namespace(ns)
+			w, err := widgets.Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			color, _, _ := unstructured.NestedString(w.Object, "spec", "color")
+			if err := unstructured.SetNestedField(w.Object, color, "status", "seen"); err != nil {
+				return err
+			}
+			_, err = widgets.UpdateStatus(ctx, w, metav1.UpdateOptions{})
+			return err
+		},
+	}, {
+		name: "a selectable field and a scale update",
+		sync: func(ctx context.Context, f *fixture.Fixture, ns string) error {
+			widgets := f.Dynamic().Resource(widgetGVR).Namespace(ns)
+			list, err := widgets.List(ctx, metav1.ListOptions{FieldSelector: "spec.color=blue"})
+			if err != nil {
+				return err
+			}
+			for _, w := range list.Items {
+				s, err := widgets.Get(ctx, w.GetName(), metav1.GetOptions{}, "scale")
+				if err != nil {
+					return err
+				}
+				if err := unstructured.SetNestedField(s.Object, int64(4), "spec", "replicas"); err != nil {
+					return err
+				}
+				if _, err := widgets.Update(ctx, s, metav1.UpdateOptions{}, "scale"); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}, {
+		name: "a create the schema refuses, then one it defaults",
+		sync: func(ctx context.Context, f *fixture.Fixture, ns string) error {
+			widgets := f.Dynamic().Resource(widgetGVR).Namespace(ns)
+			bad := widget("bad", map[string]any{"color": "green"})
+			bad.SetNamespace(ns)
+			if _, err := widgets.Create(ctx, bad, metav1.CreateOptions{}); err == nil {
+				return fmt.Errorf("the green widget was created")
+			}
+			good := widget("new", map[string]any{"size": int64(2)})
+			good.SetNamespace(ns)
+			_, err := widgets.Create(ctx, good, metav1.CreateOptions{})
+			return err
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			row := fixture.Row{Name: tc.name, Key: "default/web", Objects: []runtime.Object{
+				widget("web", map[string]any{"size": int64(1)}),
+				widget("blue", map[string]any{"color": "blue", "size": int64(1)}),
+			}}
+			table := fixture.Table[cache.ObjectName]{
+				Wire: func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+					return func(ctx context.Context, key cache.ObjectName) error { return tc.sync(ctx, f, key.Namespace) }
+				},
+				Options: []fixture.Option{crd.Files(t, widgets)},
+			}
+			with := parity.Compare(t, srv, table, row)
+			t.Logf("with the CRD option:\n%s", with)
+			if len(with.Divergences) > 0 {
+				t.Errorf("the fakes diverge from the server:\n%s", with)
+			}
+			for side, err := range map[string]error{"fakes": with.Fakes.Err, "server": with.Server.Err} {
+				if err != nil {
+					t.Errorf("%s: error %v; want none", side, err)
 				}
 			}
 		})
