@@ -23,7 +23,9 @@ import (
 // on each version's selectable fields and its scale subresource
 // (fixture.WithCustomResources). A registration of one of their kinds (a
 // generated clientset, fixture.RegisterTypes) whose plural, scope or status
-// subresource is not the CRD's fails the test, naming both. Objects of
+// subresource is not the CRD's fails the test, naming both; a kind no
+// registration serves is served as unstructured objects (the dynamic and
+// metadata clients, controller-runtime's unstructured client). Objects of
 // other kinds are left alone. The schemas are compiled already: the option
 // costs a fixture nothing until it writes or seeds a custom resource.
 func (d *Definitions) Option() fixture.Option {

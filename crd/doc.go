@@ -9,7 +9,9 @@
 // reaches the fixture too: field selectors on its selectableFields, its
 // scale subresource (and discovery's /scale), and a check that the
 // registration of its kind (a generated clientset, fixture.RegisterTypes)
-// has the CRD's plural, scope and status subresource.
+// has the CRD's plural, scope and status subresource. A CRD with no
+// clientset and no Go type is served from its manifest alone, as
+// unstructured objects.
 //
 //	f := fixture.New(t, fixture.WithClientset(Foos), crd.Files(t, "artifacts/crd.yaml"),
 //		fixture.WithObjects(foo))
@@ -34,9 +36,10 @@
 // the schema passes, so the CRD's schema and the Go type must agree. The
 // options apply to the fixture's server model: with fixture.WithBareFakes
 // nothing is checked, and on a real server (fixture.WithServer) the server
-// does it all. A CRD's plural and scope are checked against the
-// registrations, not used to register its kind: a custom resource needs
-// its generated clientset or fixture.RegisterTypes.
+// does it all. A CRD whose kind no registration serves (no generated
+// clientset, no Go type) is served as unstructured objects only: the
+// dynamic and metadata clients, their informers and controller-runtime's
+// unstructured client reach it; no typed client does.
 //
 // # When not to use it
 //
