@@ -86,6 +86,21 @@ func scaleTo(replicas int64) func(f *fixture.Fixture) fixture.SyncFunc[cache.Obj
 	}
 }
 
+// scalePatch is a sync that merge-patches its key's Foo's scale through
+// the dynamic client and checks the answer is the Scale after the patch.
+func scalePatch(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
+	return func(ctx context.Context, key cache.ObjectName) error {
+		s, err := f.Dynamic().Resource(fooGVR).Namespace(key.Namespace).Patch(ctx, key.Name, types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{}, "scale")
+		if err != nil {
+			return err
+		}
+		if r, _, _ := unstructured.NestedInt64(s.Object, "spec", "replicas"); s.GetKind() != "Scale" || s.GetName() != key.Name || r != 3 {
+			return fmt.Errorf("the answer to the scale patch: kind %q name %q spec.replicas %d", s.GetKind(), s.GetName(), r)
+		}
+		return nil
+	}
+}
+
 // What the CRD declares besides schemas: a field selector on its
 // selectable field and its scale subresource, on the server and on the
 // fixture's world with the crd module's option, no divergence; without
@@ -117,6 +132,10 @@ func TestCRDResource(t *testing.T) {
 	}, {
 		name:    "a scale get and update",
 		wire:    scaleTo(4),
+		without: true,
+	}, {
+		name:    "a scale merge patch (dynamic)",
+		wire:    scalePatch,
 		without: true,
 	}, {
 		name:    "a scale update above the schema's maximum",
