@@ -71,6 +71,10 @@ func TestCRDOnlyFromTheManifest(t *testing.T) {
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.size: Invalid value: 9: spec.size in body should be less than or equal to 5") {
 		t.Errorf("a create over the schema's maximum: %v; want the server's 422", err)
 	}
+	_, err = widgets.Create(ctx, widget("bigblue", map[string]any{"color": "blue", "size": int64(4)}), metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `Widget.crd.ctrltest.dev "bigblue" is invalid: spec: Invalid value: a blue widget is at most 3 big`) {
+		t.Errorf("a create the CEL rule refuses: %v; want the server's 422", err)
+	}
 	_, err = widgets.Create(ctx, widget("blue", map[string]any{"color": "blue"}), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

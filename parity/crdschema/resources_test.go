@@ -220,7 +220,7 @@ func TestCRDOnly(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := unstructured.SetNestedField(s.Object, int64(4), "spec", "replicas"); err != nil {
+				if err := unstructured.SetNestedField(s.Object, int64(3), "spec", "replicas"); err != nil {
 					return err
 				}
 				if _, err := widgets.Update(ctx, s, metav1.UpdateOptions{}, "scale"); err != nil {
@@ -230,13 +230,18 @@ func TestCRDOnly(t *testing.T) {
 			return nil
 		},
 	}, {
-		name: "a create the schema refuses, then one it defaults",
+		name: "creates the schema and a CEL rule refuse, then one it defaults",
 		sync: func(ctx context.Context, f *fixture.Fixture, ns string) error {
 			widgets := f.Dynamic().Resource(widgetGVR).Namespace(ns)
 			bad := widget("bad", map[string]any{"color": "green"})
 			bad.SetNamespace(ns)
 			if _, err := widgets.Create(ctx, bad, metav1.CreateOptions{}); err == nil {
 				return fmt.Errorf("the green widget was created")
+			}
+			big := widget("big", map[string]any{"color": "blue", "size": int64(4)})
+			big.SetNamespace(ns)
+			if _, err := widgets.Create(ctx, big, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "a blue widget is at most 3 big") {
+				return fmt.Errorf("the big blue widget: %v; want the CEL rule's refusal", err)
 			}
 			good := widget("new", map[string]any{"size": int64(2)})
 			good.SetNamespace(ns)
