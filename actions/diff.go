@@ -334,8 +334,13 @@ func (c *config) content(w, g Action) string {
 // shallowVolatile returns a shallow copy of a typed object (a pointer to a
 // struct) with NormalizeVolatile applied, or nil for other objects. The
 // copy shares everything below its top-level fields with obj: it is only
-// compared, never changed further.
+// compared, never changed further. An unstructured object has nothing but
+// a map below its top level: its shallow copy would change obj's map, so
+// it gets nil too.
 func shallowVolatile(obj runtime.Object) runtime.Object {
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return nil
+	}
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return nil

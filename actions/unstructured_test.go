@@ -4,9 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
@@ -47,5 +49,32 @@ func TestUnstructuredComparesAsTyped(t *testing.T) {
 				t.Errorf("Diff = %q, want a diff naming %q", d, tc.diff)
 			}
 		})
+	}
+}
+
+// TestDiffLeavesUnstructuredObjectsAlone: comparing unstructured objects
+// (a custom resource with no Go type, on both sides) changes neither: the
+// normalization works on copies.
+func TestDiffLeavesUnstructuredObjectsAlone(t *testing.T) {
+	widget := func(rv string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"namespace": "default", "name": "w", "resourceVersion": rv, "uid": "u-" + rv},
+			"spec":     map[string]any{"size": int64(1)},
+		}}
+	}
+	want, got := widget("1"), widget("2")
+	wantCopy, gotCopy := want.DeepCopy(), got.DeepCopy()
+	gvr := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
+	wa, ga := actions.Update(want), actions.Update(got)
+	wa.Resource, ga.Resource = gvr, gvr
+	if d := actions.Diff([]actions.Action{wa}, []actions.Action{ga}); d != "" {
+		t.Errorf("objects that differ in volatile fields only: diff\n%s", d)
+	}
+	if d := cmp.Diff(wantCopy, want); d != "" {
+		t.Errorf("Diff changed the expected object (-before +after):\n%s", d)
+	}
+	if d := cmp.Diff(gotCopy, got); d != "" {
+		t.Errorf("Diff changed the recorded object (-before +after):\n%s", d)
 	}
 }

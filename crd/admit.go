@@ -9,6 +9,7 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/ctrltest/ctrltest/fixture"
@@ -18,11 +19,18 @@ import (
 // kube-apiserver does with the custom resources of the definitions:
 // pruning, defaulting and validation (fixture.WithDefaulting and
 // fixture.WithValidation, see [Definitions.Default] and
-// [Definitions.Validate]), on every write and every seed. Objects of other
-// kinds are left alone. The schemas are compiled already: the option costs
-// a fixture nothing until it writes or seeds a custom resource.
+// [Definitions.Validate]), on every write and every seed; field selectors
+// on each version's selectable fields and its scale subresource
+// (fixture.WithCustomResources). A registration of one of their kinds (a
+// generated clientset, fixture.RegisterTypes) whose plural, scope or status
+// subresource is not the CRD's fails the test, naming both; a kind no
+// registration serves is served as unstructured objects (the dynamic and
+// metadata clients, controller-runtime's unstructured client). Objects of
+// other kinds are left alone. The schemas are compiled already: the option
+// costs a fixture nothing until it writes or seeds a custom resource.
 func (d *Definitions) Option() fixture.Option {
 	return fixture.Options{
+		fixture.WithCustomResources(d.customResources()...),
 		fixture.WithDefaulting(func(obj runtime.Object) {
 			if err := d.Default(obj); err != nil {
 				panic(err) // the fixture fails the test, naming the object
@@ -32,6 +40,34 @@ func (d *Definitions) Option() fixture.Option {
 			return d.Validate(in.Object, in.Old, in.Subresource)
 		}),
 	}
+}
+
+// customResources describes each served version of each definition to
+// the fixture.
+func (d *Definitions) customResources() []fixture.CustomResource {
+	var out []fixture.CustomResource
+	for _, c := range d.crds {
+		r := c.resource
+		for _, v := range r.Versions {
+			cr := fixture.CustomResource{
+				GVK:              schema.GroupVersionKind{Group: r.Group, Version: v.Name, Kind: r.Kind},
+				Resource:         r.Plural,
+				Namespaced:       r.Namespaced,
+				Status:           v.Status,
+				SelectableFields: v.SelectableFields,
+				Source:           "CustomResourceDefinition " + r.Name + " of " + c.source,
+			}
+			if v.Scale != nil {
+				cr.Scale = &fixture.CustomResourceScale{
+					SpecReplicasPath:   v.Scale.SpecReplicasPath,
+					StatusReplicasPath: v.Scale.StatusReplicasPath,
+					LabelSelectorPath:  v.Scale.LabelSelectorPath,
+				}
+			}
+			out = append(out, cr)
+		}
+	}
+	return out
 }
 
 // Default does to obj, a custom resource of one of the definitions (typed,

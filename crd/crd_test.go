@@ -151,7 +151,9 @@ func TestValidation(t *testing.T) {
 			_, err = c.UpdateStatus(ctx, fo, metav1.UpdateOptions{})
 			return err
 		},
-		want: `Foo.samplecontroller.ctrltest.dev "web" is invalid: status.availableReplicas: Invalid value: -1: availableReplicas in body should be greater than or equal to 0`,
+		// The schema's bound, and the scale subresource's status replicas
+		// path, as the server's strategy reports them.
+		want: `Foo.samplecontroller.ctrltest.dev "web" is invalid: [status.availableReplicas: Invalid value: -1: availableReplicas in body should be greater than or equal to 0, .status.availableReplicas: Invalid value: -1: should be a non-negative integer]`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -486,6 +488,7 @@ spec:
     - name: v1alpha1
       served: true
       storage: true
+      subresources: {status: {}}
       schema:
         openAPIV3Schema:
           type: object

@@ -5,7 +5,13 @@
 // CEL rules (x-kubernetes-validations, transition rules with oldSelf
 // included) checked on every create and update, with the server's field
 // paths and messages — on every seed too: a seed the server would refuse
-// fails the test with its reason.
+// fails the test with its reason. What a CRD declares besides schemas
+// reaches the fixture too: field selectors on its selectableFields, its
+// scale subresource (and discovery's /scale), and a check that the
+// registration of its kind (a generated clientset, fixture.RegisterTypes)
+// has the CRD's plural, scope and status subresource. A CRD with no
+// clientset and no Go type is served from its manifest alone, as
+// unstructured objects.
 //
 //	f := fixture.New(t, fixture.WithClientset(Foos), crd.Files(t, "artifacts/crd.yaml"),
 //		fixture.WithObjects(foo))
@@ -30,9 +36,10 @@
 // the schema passes, so the CRD's schema and the Go type must agree. The
 // options apply to the fixture's server model: with fixture.WithBareFakes
 // nothing is checked, and on a real server (fixture.WithServer) the server
-// does it all. What a manifest says besides its schemas (plural, scope,
-// subresources, selectable fields: [Definitions.Resources]) is not yet
-// given to the fixture, which takes those from the registered clientsets.
+// does it all. A CRD whose kind no registration serves (no generated
+// clientset, no Go type) is served as unstructured objects only: the
+// dynamic and metadata clients, their informers and controller-runtime's
+// unstructured client reach it; no typed client does.
 //
 // # When not to use it
 //

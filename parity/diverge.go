@@ -190,7 +190,12 @@ func objectName(o k8sruntime.Object) string {
 	if typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
-	key := strings.ToLower(typ.Name()) + " "
+	kind := typ.Name()
+	if u, ok := o.(k8sruntime.Unstructured); ok && u.GetObjectKind().GroupVersionKind().Kind != "" {
+		// A custom resource with no Go type: its kind names it.
+		kind = u.GetObjectKind().GroupVersionKind().Kind
+	}
+	key := strings.ToLower(kind) + " "
 	if m.GetNamespace() != "" {
 		key += m.GetNamespace() + "/"
 	}

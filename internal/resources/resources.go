@@ -201,10 +201,14 @@ func (t *Table) finish() {
 }
 
 // ForObject returns the Info of obj's Go type or, for objects such as
-// *unstructured.Unstructured that carry their kind, of that kind.
+// *unstructured.Unstructured that carry their kind, of that kind (a table
+// of custom resources held as unstructured objects has one Go type for
+// every kind).
 func (t *Table) ForObject(obj runtime.Object) (*Info, bool) {
-	if in, ok := t.byType[reflect.TypeOf(obj)]; ok {
-		return in, true
+	if _, ok := obj.(runtime.Unstructured); !ok {
+		if in, ok := t.byType[reflect.TypeOf(obj)]; ok {
+			return in, true
+		}
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Empty() {

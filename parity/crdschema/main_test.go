@@ -14,13 +14,17 @@ import (
 	"github.com/ctrltest/ctrltest/parity"
 )
 
-// manifest is the CRD both sides use.
-const manifest = "../../crd/testdata/foos.yaml"
+// manifest is the CRD both sides use; widgets, that of a custom resource
+// with no clientset and no Go type.
+const (
+	manifest = "../../crd/testdata/foos.yaml"
+	widgets  = "../../crd/testdata/widgets.yaml"
+)
 
 // TestMain shares one server, with the CRD installed, across the tests,
 // and fails the run when a goroutine outlives them.
 func TestMain(m *testing.M) {
-	code := parity.Main(m, manifest)
+	code := parity.Main(m, manifest, widgets)
 	if err := goleak.Find(); code == 0 && err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1

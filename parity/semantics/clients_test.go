@@ -224,8 +224,10 @@ var discoveryKnown = map[string]string{
 }
 
 // TestDiscoveryMatchesServer: the fixture's discovery client lists each
-// registered resource of the suite's groups as kube-apiserver does (name,
-// singular name, scope, kind, verbs; the server lists more resources).
+// registered resource of the suite's groups, and their status, scale and
+// eviction subresources, as kube-apiserver does (name, singular name,
+// scope, group, version, kind, verbs; the server lists more resources).
+// Every subresource the fixture lists must be the server's.
 func TestDiscoveryMatchesServer(t *testing.T) {
 	srv := parity.Shared(t)
 	real, err := discovery.NewDiscoveryClientForConfig(srv.ClientConfig(nil))
@@ -256,13 +258,25 @@ func TestDiscoveryMatchesServer(t *testing.T) {
 				t.Logf("%s %s: not compared: %s", gv, r.Name, reason)
 				continue
 			}
-			want := metav1.APIResource{Name: s.Name, SingularName: s.SingularName, Namespaced: s.Namespaced, Kind: s.Kind, Verbs: slices.Sorted(slices.Values(s.Verbs))}
-			got := metav1.APIResource{Name: r.Name, SingularName: r.SingularName, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Sorted(slices.Values(r.Verbs))}
+			want := metav1.APIResource{Name: s.Name, SingularName: s.SingularName, Namespaced: s.Namespaced, Group: s.Group, Version: s.Version, Kind: s.Kind, Verbs: slices.Sorted(slices.Values(s.Verbs))}
+			got := metav1.APIResource{Name: r.Name, SingularName: r.SingularName, Namespaced: r.Namespaced, Group: r.Group, Version: r.Version, Kind: r.Kind, Verbs: slices.Sorted(slices.Values(r.Verbs))}
 			if strings.Contains(r.Name, "/") { // the server names no singular of a subresource
 				want.SingularName, got.SingularName = "", ""
 			}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("%s %s (-server +fixture):\n%s", gv, r.Name, d)
+			}
+		}
+		// The server's status, scale and eviction subresources of the
+		// resources the fixture lists are the fixture's too.
+		listed := map[string]bool{}
+		for _, r := range fake.APIResources {
+			listed[r.Name] = true
+		}
+		for _, r := range onServer.APIResources {
+			parent, sub, ok := strings.Cut(r.Name, "/")
+			if ok && listed[parent] && !listed[r.Name] && (sub == "status" || sub == "scale" || sub == "eviction") {
+				t.Errorf("%s: the server lists %s, the fixture does not", gv, r.Name)
 			}
 		}
 	}
