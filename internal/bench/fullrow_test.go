@@ -35,8 +35,19 @@ type fullRowVariant struct {
 	// a Deployment → ReplicaSet controller, on its row ownerRowName).
 	controller string
 	// impl is
-	//   - "handwritten": the hand-written fixture's single sync
-	//     (handwrittenRow, or the kube-controller-manager style ownerFixture);
+	//   - "handwritten": the cheapest hand-written fixture's single sync
+	//     (handwrittenRow, or the kube-controller-manager style ownerFixture)
+	//     with informers never started and no event broadcaster: the shape
+	//     upstream's fixtures take with startInformers false;
+	//   - "handwritten-upstream": the same fixture as upstream's run uses it
+	//     (sample-controller's runController and kube-controller-manager's
+	//     run_ with startInformers true): the informers are started for the
+	//     sync, and the Foo controller's constructor builds its event
+	//     broadcaster, as sample-controller's NewController does (its tests
+	//     then swap in a fake recorder). Both on NewSimpleClientset, the
+	//     cheaper tracker (sample-controller's fixture now uses
+	//     NewClientset, which costs about ten times as much per row; see
+	//     BenchmarkRow's backend=fieldmanaged);
 	//   - "ctrltest-sync": fixture.New and one fixture.Sync, compared with
 	//     DiffActions (BenchmarkRow's impl=ctrltest), on the server model;
 	//   - "ctrltest-row": fixture.Table.RunRow with the default options: the
@@ -55,9 +66,11 @@ func (v fullRowVariant) String() string {
 // fullRowSizes.
 var fullRowVariants = []fullRowVariant{
 	{"foo", "handwritten"},
+	{"foo", "handwritten-upstream"},
 	{"foo", "ctrltest-sync"},
 	{"foo", "ctrltest-row"},
 	{"owner", "handwritten"},
+	{"owner", "handwritten-upstream"},
 	{"owner", "ctrltest-sync"},
 	{"owner", "ctrltest-row"},
 }
@@ -89,13 +102,14 @@ func (v fullRowVariant) run(tb testing.TB, w *world, check func(writes []string,
 	defer t.Done()
 	var writes []string
 	switch v.impl {
-	case "handwritten":
+	case "handwritten", "handwritten-upstream":
+		upstream := v.impl == "handwritten-upstream"
 		var acts []core.Action
 		if v.controller == "owner" {
-			f := handwrittenOwnerRow(t, w)
+			f := handwrittenOwnerRow(t, w, upstream)
 			acts = f.client.Actions()
 		} else {
-			f := handwrittenRow(t, w, simple, false, false)
+			f := handwrittenRow(t, w, simple, upstream, upstream)
 			acts = append(f.kubeclient.Actions(), f.client.Actions()...)
 		}
 		if check == nil {
@@ -206,8 +220,8 @@ func ctrltestOwnerSync(t testing.TB, w *world) *ctrltest.Result {
 
 // handwrittenOwnerRow is upstream's TestSyncDeploymentCreatesReplicaSet in
 // shape, on the owner case, with w's unrelated objects added to f.objects
-// and their Deployments to f.dLister.
-func handwrittenOwnerRow(t testing.TB, w *world) *ownerFixture {
+// and their Deployments to f.dLister; startInformers as ownerFixture.run.
+func handwrittenOwnerRow(t testing.TB, w *world, startInformers bool) *ownerFixture {
 	f := newOwnerFixture(t)
 	_, ctx := ktesting.NewTestContext(t)
 
@@ -220,7 +234,7 @@ func handwrittenOwnerRow(t testing.TB, w *world) *ownerFixture {
 	f.expectCreateRSAction(ownerReplicaSet(d, 3))
 	f.expectUpdateDeploymentStatusAction(ownerDeployment(3, 0))
 
-	f.run(ctx, ownerKey)
+	f.run(ctx, ownerKey, startInformers)
 	return f
 }
 

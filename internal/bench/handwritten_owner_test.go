@@ -134,8 +134,21 @@ func (f *ownerFixture) newController() (*owner.Controller, kubeinformers.SharedI
 	return c, informers
 }
 
-func (f *ownerFixture) run(ctx context.Context, deploymentName string) {
-	c, _ := f.newController()
+// run is upstream's run_: with startInformers (as upstream's run always
+// does), the informers are started before the sync and stopped after it.
+// Upstream does not wait for their caches; this fixture does, so that the
+// informers' lists are inside the measured op and never race the sync.
+func (f *ownerFixture) run(ctx context.Context, deploymentName string, startInformers bool) {
+	c, informers := f.newController()
+	if startInformers {
+		stopCh := make(chan struct{})
+		defer func() {
+			close(stopCh)
+			informers.Shutdown()
+		}()
+		informers.Start(stopCh)
+		informers.WaitForCacheSync(stopCh)
+	}
 	key, err := cache.ParseObjectName(deploymentName)
 	if err != nil {
 		f.t.Fatalf("parsing key %q: %v", deploymentName, err)
