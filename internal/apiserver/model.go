@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -492,18 +491,6 @@ func copyAll(to, from runtime.Object) {
 		return
 	}
 	reflect.ValueOf(to).Elem().Set(reflect.ValueOf(from.DeepCopyObject()).Elem())
-}
-
-// equal is the etcd3 store's no-op check: the object that would be stored
-// encodes as the stored one does (reflect.DeepEqual first: most no-op
-// writes send back exactly what was read).
-func equal(obj, old runtime.Object) bool {
-	if reflect.DeepEqual(obj, old) {
-		return true
-	}
-	a, err1 := json.Marshal(obj)
-	b, err2 := json.Marshal(old)
-	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }
 
 func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
