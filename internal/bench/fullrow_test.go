@@ -42,12 +42,14 @@ type fullRowVariant struct {
 	//   - "handwritten-upstream": the same fixture as upstream's run uses it
 	//     (sample-controller's runController and kube-controller-manager's
 	//     run_ with startInformers true): the informers are started for the
-	//     sync, and the Foo controller's constructor builds its event
-	//     broadcaster, as sample-controller's NewController does (its tests
-	//     then swap in a fake recorder). Both on NewSimpleClientset, the
-	//     cheaper tracker (sample-controller's fixture now uses
-	//     NewClientset, which costs about ten times as much per row; see
-	//     BenchmarkRow's backend=fieldmanaged);
+	//     sync. The controllers are built as in the other variants: the
+	//     reference controller takes its recorder, where sample-controller's
+	//     NewController builds an event broadcaster (see BenchmarkRow's
+	//     handwritten-broadcaster), which a ctrltest row of that controller
+	//     would build as well. On NewSimpleClientset, the cheaper tracker
+	//     (sample-controller's fixture now uses NewClientset, which costs
+	//     about ten times as much per row; see BenchmarkRow's
+	//     backend=fieldmanaged);
 	//   - "ctrltest-sync": fixture.New and one fixture.Sync, compared with
 	//     DiffActions (BenchmarkRow's impl=ctrltest), on the server model;
 	//   - "ctrltest-row": fixture.Table.RunRow with the default options: the
@@ -109,7 +111,7 @@ func (v fullRowVariant) run(tb testing.TB, w *world, check func(writes []string,
 			f := handwrittenOwnerRow(t, w, upstream)
 			acts = f.client.Actions()
 		} else {
-			f := handwrittenRow(t, w, simple, upstream, upstream)
+			f := handwrittenRow(t, w, simple, upstream, false)
 			acts = append(f.kubeclient.Actions(), f.client.Actions()...)
 		}
 		if check == nil {
