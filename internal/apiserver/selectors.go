@@ -217,68 +217,21 @@ func toUnstructured(obj runtime.Object) (map[string]any, error) {
 // of the world the watch is of; nil: never), so that a watch its client
 // forgot to stop does not outlive it.
 func (s Selection) Watch(w watch.Interface, done <-chan struct{}, known ...runtime.Object) watch.Interface {
-	fw := &filteredWatch{in: w, out: make(chan watch.Event), stop: make(chan struct{}), done: done, sel: s, visible: make(map[string]runtime.Object, len(known))}
+	fw := &filteredWatch{sel: s, visible: make(map[string]runtime.Object, len(known))}
 	for _, obj := range known {
 		if m, err := meta.Accessor(obj); err == nil {
 			fw.visible[m.GetNamespace()+"/"+m.GetName()] = obj
 		}
 	}
-	go fw.loop()
-	return fw
+	return TransformWatch(w, done, fw.convert)
 }
 
-// filteredWatch is a watch filtered by a Selection.
+// filteredWatch is the state of a watch filtered by a Selection.
 type filteredWatch struct {
-	in   watch.Interface
-	out  chan watch.Event
-	stop chan struct{}
-	done <-chan struct{}
-	once sync.Once
-	sel  Selection
+	sel Selection
 	// visible holds, by namespace/name, the last state sent of each
-	// object the watcher sees; only loop touches it.
+	// object the watcher sees; only the watch's goroutine touches it.
 	visible map[string]runtime.Object
-}
-
-func (fw *filteredWatch) ResultChan() <-chan watch.Event { return fw.out }
-
-func (fw *filteredWatch) Stop() {
-	fw.once.Do(func() {
-		close(fw.stop)
-		fw.in.Stop()
-	})
-}
-
-func (fw *filteredWatch) loop() {
-	defer close(fw.out)
-	in := fw.in.ResultChan()
-	for {
-		var ev watch.Event
-		var ok bool
-		select {
-		case ev, ok = <-in:
-			if !ok {
-				return
-			}
-		case <-fw.stop:
-			return
-		case <-fw.done:
-			fw.Stop()
-			return
-		}
-		out, send := fw.convert(ev)
-		if !send {
-			continue
-		}
-		select {
-		case fw.out <- out:
-		case <-fw.stop:
-			return
-		case <-fw.done:
-			fw.Stop()
-			return
-		}
-	}
 }
 
 // convert is the watch cache's convertToWatchEvent.
