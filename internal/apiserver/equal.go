@@ -33,14 +33,15 @@ func equal(obj, old runtime.Object) bool {
 	a, b = a.Elem(), b.Elem()
 	for i := len(fields) - 1; i >= 0; i-- {
 		f := fields[i]
-		x, y := a.Field(f.index).Addr().Interface(), b.Field(f.index).Addr().Interface()
+		fa, fb := a.Field(f.index), b.Field(f.index)
+		x, y := fa.Addr().Interface(), fb.Addr().Interface()
 		if reflect.DeepEqual(x, y) {
 			continue
 		}
-		if f.omitted(a.Field(f.index)) || f.omitted(b.Field(f.index)) {
-			if f.omitted(a.Field(f.index)) && f.omitted(b.Field(f.index)) {
-				continue
-			}
+		switch ox, oy := f.omitted(fa), f.omitted(fb); {
+		case ox && oy:
+			continue
+		case ox || oy:
 			return false // in one encoding only
 		}
 		if !encodesEqual(x, y) {
