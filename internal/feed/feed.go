@@ -62,9 +62,6 @@ func (in *Informer) List(objs []runtime.Object, rv Revision) error {
 	return in.CatchUp()
 }
 
-// Listed reports whether List was called.
-func (in *Informer) Listed() bool { return in.seen != nil || in.blind }
-
 // CatchUp gives the store's objects, in key order, as OnAdd(obj, true) to
 // every handler registered since the last call: a shared informer replays
 // its store to a handler added after it started.
