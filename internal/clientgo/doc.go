@@ -1,6 +1,7 @@
 // Package clientgo is the one place where ctrltest reads state that
 // client-go keeps unexported: the event handlers registered on a shared
-// informer, and the informers a generated informer factory holds.
+// informer, its ListerWatcher, and the informers a generated informer
+// factory holds.
 //
 // Each read is by name and type through reflect, checked before use: when a
 // client-go upgrade moves or retypes a field, the function reports false

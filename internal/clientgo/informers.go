@@ -19,6 +19,7 @@ var (
 	mutexType               = reflect.TypeFor[sync.Mutex]()
 	sharedIndexInformerType = reflect.TypeFor[cache.SharedIndexInformer]()
 	informersMapType        = reflect.TypeFor[map[reflect.Type]cache.SharedIndexInformer]()
+	listerWatcherType       = reflect.TypeFor[cache.ListerWatcher]()
 )
 
 // Listener is one event handler registered on a shared informer: the
@@ -65,6 +66,37 @@ func Listeners(inf cache.SharedIndexInformer) ([]Listener, bool) {
 		out = append(out, Listener{Registration: k.Interface().(cache.ResourceEventHandlerRegistration), Handler: handler})
 	}
 	return out, true
+}
+
+// ListerWatcher returns the ListerWatcher of client-go's shared informer
+// (its field "listerWatcher"), looking through the typed wrappers that
+// embed it; nil for another implementation.
+func ListerWatcher(informer cache.SharedIndexInformer) cache.ListerWatcher {
+	v := reflect.ValueOf(informer)
+	for range 4 {
+		if v.Kind() == reflect.Interface {
+			v = v.Elem()
+		}
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return nil
+		}
+		if fv := v.FieldByName("listerWatcher"); fv.IsValid() && fv.Type() == listerWatcherType && fv.CanAddr() {
+			lw, _ := reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem().Interface().(cache.ListerWatcher)
+			return lw
+		}
+		inner := v.FieldByName("SharedIndexInformer") // typedSharedIndexInformer embeds it
+		if !inner.IsValid() {
+			return nil
+		}
+		v = inner
+	}
+	return nil
 }
 
 // Registrations returns the registrations of the event handlers of a

@@ -88,3 +88,13 @@ func TestOrderIsStableAndByFirstSight(t *testing.T) {
 		}
 	}
 }
+
+func TestListerWatcher(t *testing.T) {
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	if lw := ListerWatcher(factory.Core().V1().Pods().Informer()); lw == nil {
+		t.Fatal("ListerWatcher: client-go's sharedIndexInformer no longer has a field listerWatcher (cache.ListerWatcher); read k8s.io/client-go/tools/cache/shared_informer.go")
+	}
+	if lw := ListerWatcher(struct{ cache.SharedIndexInformer }{}); lw != nil {
+		t.Errorf("ListerWatcher of another implementation = %v, want nil", lw)
+	}
+}
