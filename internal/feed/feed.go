@@ -278,6 +278,9 @@ func (in *Informer) listeners() ([]clientgo.Listener, map[cache.ResourceEventHan
 	return clientgo.Order(ls, in.seen), fresh
 }
 
+// Handlers is the number of handlers seen registered on the informer.
+func (in *Informer) Handlers() int { return len(in.seen) }
+
 // Blind reports whether the informer's handlers cannot be reached (it is
 // not client-go's shared informer): its store is fed, its handlers not.
 func (in *Informer) Blind() bool {
