@@ -83,8 +83,9 @@ func TestFooControllerChecks(t *testing.T) {
 			WantEvents:  []fixture.Event{synced},
 			WantObjects: []runtime.Object{foo2WithStatus, scaledAvailable},
 		}, {
-			Name: "ignores a deleted Foo",
-			Key:  "default/test",
+			Name:      "ignores a deleted Foo",
+			AbsentKey: true,
+			Key:       "default/test",
 		}, {
 			// No WantObjects: a sync that fails is retried, so this world
 			// never settles, as on a cluster, until someone deletes the
