@@ -137,6 +137,17 @@ var faultCases = []faultCase{{
 		return fixture.WriteRequest{Action: write("patch", types.ApplyPatchType)}
 	},
 }, {
+	name: "forced apply to status",
+	do: func(ctx context.Context, c typedappsv1.DeploymentInterface, name, _ string) error {
+		_, err := c.ApplyStatus(ctx, appsv1ac.Deployment(name, "").WithStatus(appsv1ac.DeploymentStatus().WithReplicas(3)), metav1.ApplyOptions{FieldManager: "ctl", Force: true})
+		return err
+	},
+	req: func(string) fixture.WriteRequest {
+		a := write("patch", types.ApplyPatchType)
+		a.Subresource = "status"
+		return fixture.WriteRequest{Action: a, Force: true}
+	},
+}, {
 	name: "forced apply with resourceVersion",
 	do: func(ctx context.Context, c typedappsv1.DeploymentInterface, name, rv string) error {
 		_, err := c.Apply(ctx, applied(name, rv), metav1.ApplyOptions{FieldManager: "ctl", Force: true})
