@@ -3,6 +3,8 @@ module github.com/ctrltest/ctrltest/examples/kcm
 go 1.26.0
 
 require (
+	github.com/ctrltest/ctrltest v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
 	k8s.io/client-go v0.37.2
 	k8s.io/kubernetes v1.37.1
 	k8s.io/utils v0.0.0-20261023123148-ca04ba58ecab
@@ -33,6 +35,7 @@ require (
 	github.com/go-openapi/swag/typeutils v0.27.1 // indirect
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
