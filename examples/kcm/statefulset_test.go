@@ -199,9 +199,9 @@ func statefulSetRows() []fixture.Row {
 		// TestStatefulSetControllerCreates, first step: OrderedReady
 		// creates the revision, then pod 0 and its claim, and waits for it
 		// to be ready (nothing makes it ready here: there is no kubelet).
-		Name:        "creates the first pod and its claim",
-		Objects:     []runtime.Object{creates},
-		Key:         "default/foo",
+		Name:    "creates the first pod and its claim",
+		Objects: []runtime.Object{creates},
+		Key:     "default/foo",
 		// The status counts the pods the sync listed (none were created yet).
 		WantActions: cat([]actions.Action{revision}, created(creates, 0), []actions.Action{actions.UpdateStatus(setStatus(creates, appsv1.StatefulSetStatus{}))}),
 		WantEvents:  createdEvents(creates, 0),
@@ -221,7 +221,7 @@ func statefulSetRows() []fixture.Row {
 	}, {
 		// TestStatefulSetControllerDeletes: a scale to 0 deletes the
 		// highest ordinal first, one at a time.
-		Name:    "scales down from the highest ordinal",
+		Name: "scales down from the highest ordinal",
 		Objects: []runtime.Object{deletes, statefulSetPod(deletes, 0, true), statefulSetPod(deletes, 1, true), statefulSetPod(deletes, 2, true),
 			claim(deletes, 0), claim(deletes, 1), claim(deletes, 2)},
 		Key: "default/foo",
