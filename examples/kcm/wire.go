@@ -71,11 +71,11 @@ func StatefulSet(f *fixture.Fixture) fixture.SyncFunc[string] {
 // (dsc.syncHandler, that is dsc.syncDaemonSet). The queue of node updates
 // is shut down: a sync never uses it.
 func DaemonSet(f *fixture.Fixture) fixture.SyncFunc[string] {
-	dsc := newDaemonSet(f)
+	dsc := newDaemonSetsController(f)
 	return *reach.DaemonSetSync.Of(f.T(), dsc)
 }
 
-func newDaemonSet(f *fixture.Fixture) *daemon.DaemonSetsController {
+func newDaemonSetsController(f *fixture.Fixture) *daemon.DaemonSetsController {
 	t, inf := f.T(), f.KubeInformers()
 	dsc, err := daemon.NewDaemonSetsController(f.Context(), inf.Apps().V1().DaemonSets(), inf.Apps().V1().ControllerRevisions(),
 		inf.Core().V1().Pods(), inf.Core().V1().Nodes(), f.Kube(), flowcontrol.NewBackOff(1*time.Second, 15*time.Minute))
