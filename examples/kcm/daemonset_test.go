@@ -193,7 +193,7 @@ func daemonSetRows() []fixture.Row {
 		// Two rechecks: the pods are claimed again for the status update
 		// after the failure.
 		WantReads: []actions.Action{actions.Get(race), actions.Get(race)},
-		WantErr:     fixture.ErrorContains("default/foo has just been deleted"),
+		WantErr:   fixture.ErrorContains("default/foo has just been deleted"),
 	}, {
 		// TestSelectorDaemonDeletesUnselectedPods, on one node of each
 		// kind (deletes run concurrently: their order, and their events',
