@@ -79,7 +79,9 @@ func jobCreate(job *batchv1.Job) actions.Action {
 
 // at is the row option that sets the fixture's (and so the
 // controller's) clock to t.
-func at(t time.Time) []fixture.Option { return []fixture.Option{fixture.WithClock(testingclock.NewFakeClock(t))} }
+func at(t time.Time) []fixture.Option {
+	return []fixture.Option{fixture.WithClock(testingclock.NewFakeClock(t))}
+}
 
 // cjStatus is cj with status st, for a status write (a subset).
 func cjStatus(cj *batchv1.CronJob, st batchv1.CronJobStatus) *batchv1.CronJob {
