@@ -46,11 +46,13 @@ func newDeployment(name string, replicas int32, maxSurge, maxUnavailable int32, 
 	}
 }
 
-// newReplicaSet is upstream's newReplicaSet: a ReplicaSet controlled by d.
+// newReplicaSet is upstream's newReplicaSet: a ReplicaSet controlled by d,
+// with a fixed uid.
 func newReplicaSet(d *appsv1.Deployment, name string, replicas int32) *appsv1.ReplicaSet {
 	return &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            name,
+			UID:             types.UID(name + "-uid"),
 			Namespace:       metav1.NamespaceDefault,
 			Labels:          d.Spec.Selector.MatchLabels,
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))},

@@ -109,6 +109,7 @@ var (
 	DeploymentSync        = Field[deployment.DeploymentController, SyncHandler]{"syncHandler"}
 	DeploymentQueue       = Field[deployment.DeploymentController, Queue]{"queue"}
 	DeploymentBroadcaster = Field[deployment.DeploymentController, record.EventBroadcaster]{"eventBroadcaster"}
+	DeploymentRecorder    = Field[deployment.DeploymentController, record.EventRecorder]{"eventRecorder"}
 
 	StatefulSetQueue       = Field[statefulset.StatefulSetController, Queue]{"queue"}
 	StatefulSetBroadcaster = Field[statefulset.StatefulSetController, record.EventBroadcaster]{"eventBroadcaster"}
@@ -139,7 +140,7 @@ type Checker interface {
 
 // Fields are every field above, for the test.
 var Fields = []Checker{
-	DeploymentSync, DeploymentQueue, DeploymentBroadcaster,
+	DeploymentSync, DeploymentQueue, DeploymentBroadcaster, DeploymentRecorder,
 	StatefulSetQueue, StatefulSetBroadcaster, StatefulSetClock,
 	DaemonSetSync, DaemonSetQueue, DaemonSetNodeUpdateQueue, DaemonSetBroadcaster, DaemonSetBurstReplicas,
 	JobSync, JobQueue, JobOrphanQueue, JobBroadcaster, JobClock,

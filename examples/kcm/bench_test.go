@@ -1,0 +1,271 @@
+package kcm
+
+// BenchmarkKCM times, side by side in one process, three ways of running
+// one scenario of a kube-controller-manager controller:
+//
+//   - impl=upstream: upstream's own fixture as upstream runs it, replicated
+//     here (a _test.go file of k8s.io/kubernetes cannot be imported): for
+//     the Deployment controller, deployment_controller_test.go's
+//     newFixture, newController and run_ with startInformers true
+//     (fake.NewSimpleClientset of f.objects, an informer factory, the real
+//     NewDeploymentController with its eventRecorder replaced by a
+//     record.FakeRecorder, the lister objects added to the indexers, the
+//     informers started and never waited for, syncDeployment once,
+//     filterInformerActions and a comparison of verbs, resources and
+//     subresources). Two differences, neither of which makes it cheaper:
+//     it takes a testing.TB of its own per iteration (tbtest.PerOp, as
+//     the other variants), and it shuts down the queue and broadcaster
+//     the constructor made and stops the informers at the end of the
+//     iteration, where upstream leaves their goroutines behind. It does
+//     not stub the listers-synced functions (syncDeployment never calls
+//     them);
+//   - impl=ctrltest-row: the scenario's row of TestDeployment through
+//     Table.RunRow, every default check on (idempotency and convergence,
+//     cache mutation, leak check, events of the controller's own
+//     broadcaster), with the server's defaults (WithDefaulting);
+//   - impl=ctrltest-sync: fixture.New with the row's options and objects,
+//     the same wiring, one fixture.Sync and a DiffActions of the row's
+//     writes.
+//
+// The scenarios: scenario=creates is TestSyncDeploymentCreatesReplicaSet
+// (on the model the sync fails after its writes, with the Conflict
+// kube-apiserver gives the second status write, so the row's settling
+// check does not run: see doc.go); scenario=recreate is
+// TestScaleDownOldReplicaSets' Recreate rollout through syncDeployment,
+// which settles after 3 syncs.
+//
+// Compare them with
+//
+//	go test -run '^$' -bench KCM -benchtime 200x -count 6 . | go tool benchstat -col /impl -
+//
+// (benchstat is a tool of the root module: run it from the repository's
+// root). TestKCMBenchVariantsAgree checks that every variant makes the
+// scenario's writes.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	core "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/controller"
+	"k8s.io/kubernetes/pkg/controller/deployment"
+
+	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/examples/kcm/internal/reach"
+	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/tbtest"
+)
+
+// kcmScenario is one scenario of BenchmarkKCM: a row of a controller's
+// table and the writes it makes, as "verb resource[/subresource]".
+type kcmScenario struct {
+	controller, name string
+	row              string // the row's name in the controller's table
+	writes           []string
+	// upstream runs the scenario on upstream's fixture (replicated) and
+	// returns the writes it recorded.
+	upstream func(t testing.TB, row fixture.Row) []string
+}
+
+var kcmScenarios = []kcmScenario{{
+	controller: "deployment", name: "creates",
+	row:      "creates the ReplicaSet of a new Deployment",
+	writes:   []string{"create replicasets", "update deployments/status", "update deployments/status"},
+	upstream: upstreamDeploymentRun,
+}, {
+	controller: "deployment", name: "recreate",
+	row:      "a Recreate rollout scales the old ReplicaSet down first",
+	writes:   []string{"update replicasets", "update deployments/status"},
+	upstream: upstreamDeploymentRun,
+}}
+
+// table returns the scenario's table and row.
+func (s kcmScenario) table() (fixture.Table[string], fixture.Row) {
+	tb := deploymentTable()
+	for _, r := range tb.Rows {
+		if r.Name == s.row {
+			tb.Rows = nil
+			return tb, r
+		}
+	}
+	panic(fmt.Sprintf("BenchmarkKCM: %s has no row %q", s.controller, s.row))
+}
+
+// run runs the scenario once with impl on a testing.TB of its own and
+// returns its writes.
+func (s kcmScenario) run(tb testing.TB, impl string) []string {
+	t := tbtest.PerOp(tb)
+	defer t.Done()
+	table, row := s.table()
+	var res *fixture.Result
+	switch impl {
+	case "upstream":
+		return s.upstream(t, row)
+	case "ctrltest-row":
+		res = table.RunRow(t, row)
+	case "ctrltest-sync":
+		f := fixture.New(t, append(append([]fixture.Option(nil), table.Options...), fixture.WithObjects(row.Objects...))...)
+		res = fixture.Sync(f, table.Wire(f), row.Key)
+		if d := res.DiffActions(row.WantActions, table.ActionOptions...); d != "" {
+			t.Errorf("sync %q: actions mismatch (-want +got):\n%s", row.Key, d)
+		}
+	default:
+		panic("BenchmarkKCM: no impl " + impl)
+	}
+	var writes []string
+	for _, a := range res.Actions() {
+		writes = append(writes, writeString(a.Verb, a.Resource.Resource, a.Subresource))
+	}
+	return writes
+}
+
+func writeString(verb, resource, subresource string) string {
+	if subresource != "" {
+		resource += "/" + subresource
+	}
+	return verb + " " + resource
+}
+
+var kcmImpls = []string{"upstream", "ctrltest-row", "ctrltest-sync"}
+
+func BenchmarkKCM(b *testing.B) {
+	for _, s := range kcmScenarios {
+		for _, impl := range kcmImpls {
+			b.Run(fmt.Sprintf("controller=%s/scenario=%s/impl=%s", s.controller, s.name, impl), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					s.run(b, impl)
+				}
+			})
+		}
+	}
+}
+
+// TestKCMBenchVariantsAgree checks that every variant of BenchmarkKCM
+// makes its scenario's writes, so that the benchmark compares the same
+// work.
+func TestKCMBenchVariantsAgree(t *testing.T) {
+	for _, s := range kcmScenarios {
+		for _, impl := range kcmImpls {
+			t.Run(s.controller+"/"+s.name+"/"+impl, func(t *testing.T) {
+				got := s.run(t, impl)
+				if strings.Join(got, ", ") != strings.Join(s.writes, ", ") {
+					t.Errorf("writes %q, want %q", got, s.writes)
+				}
+			})
+		}
+	}
+}
+
+// upstreamDeploymentRun is deployment_controller_test.go's
+// f.run(ctx, key) for the row's objects: every object in f.objects, the
+// Deployments and ReplicaSets also in f.dLister and f.rsLister. It
+// returns the writes the sync made and fails t when their verbs,
+// resources and subresources are not the row's (upstream's comparison).
+func upstreamDeploymentRun(t testing.TB, row fixture.Row) []string {
+	_, ctx := ktesting.NewTestContext(t)
+	var objects []runtime.Object
+	var dLister []*appsv1.Deployment
+	var rsLister []*appsv1.ReplicaSet
+	for _, o := range row.Objects {
+		o = o.DeepCopyObject()
+		objects = append(objects, o)
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			dLister = append(dLister, o)
+		case *appsv1.ReplicaSet:
+			rsLister = append(rsLister, o)
+		}
+	}
+	var expected []core.Action
+	for _, a := range row.WantActions {
+		gvr := a.Resource
+		gvr.Group, gvr.Version = "", "" // upstream's expectations name the resource only
+		switch a.Verb {
+		case actions.VerbCreate:
+			expected = append(expected, core.NewCreateAction(gvr, a.Namespace, a.Object))
+		case actions.VerbUpdate:
+			u := core.NewUpdateAction(gvr, a.Namespace, a.Object)
+			u.Subresource = a.Subresource
+			expected = append(expected, u)
+		}
+	}
+
+	// newController
+	client := fake.NewSimpleClientset(objects...)
+	inf := informers.NewSharedInformerFactory(client, controller.NoResyncPeriodFunc())
+	c, err := deployment.NewDeploymentController(ctx, inf.Apps().V1().Deployments(), inf.Apps().V1().ReplicaSets(), inf.Core().V1().Pods(), client)
+	if err != nil {
+		t.Fatalf("error creating Deployment controller: %v", err)
+	}
+	defer (*reach.DeploymentBroadcaster.Of(t, c)).Shutdown() // upstream leaves them running
+	defer (*reach.DeploymentQueue.Of(t, c)).ShutDown()
+	*reach.DeploymentRecorder.Of(t, c) = &record.FakeRecorder{}
+	for _, d := range dLister {
+		inf.Apps().V1().Deployments().Informer().GetIndexer().Add(d)
+	}
+	for _, rs := range rsLister {
+		inf.Apps().V1().ReplicaSets().Informer().GetIndexer().Add(rs)
+	}
+
+	// run_ with startInformers true
+	stopCh := make(chan struct{})
+	defer inf.Shutdown() // upstream only closes stopCh
+	defer close(stopCh)
+	inf.Start(stopCh)
+	sync := *reach.DeploymentSync.Of(t, c)
+	err = sync(ctx, row.Key)
+	if err != nil {
+		t.Logf("error syncing deployment: %v", err) // upstream's run fails here; its fakes never conflict
+	}
+	got := filterInformerActions(client.Actions())
+	for i, action := range got {
+		if len(expected) < i+1 {
+			t.Errorf("%d unexpected actions: %+v", len(got)-len(expected), got[i:])
+			break
+		}
+		e := expected[i]
+		if !(e.Matches(action.GetVerb(), action.GetResource().Resource) && action.GetSubresource() == e.GetSubresource()) {
+			t.Errorf("Expected\n\t%#v\ngot\n\t%#v", e, action)
+		}
+	}
+	if len(expected) > len(got) {
+		t.Errorf("%d additional expected actions:%+v", len(expected)-len(got), expected[len(got):])
+	}
+	var writes []string
+	for _, a := range got {
+		if a.GetVerb() != "get" {
+			writes = append(writes, writeString(a.GetVerb(), a.GetResource().Resource, a.GetSubresource()))
+		}
+	}
+	return writes
+}
+
+// filterInformerActions is upstream's: it drops the informers' lists and
+// watches.
+func filterInformerActions(actions []core.Action) []core.Action {
+	ret := []core.Action{}
+	for _, action := range actions {
+		if len(action.GetNamespace()) == 0 &&
+			(action.Matches("list", "pods") ||
+				action.Matches("list", "deployments") ||
+				action.Matches("list", "replicasets") ||
+				action.Matches("watch", "pods") ||
+				action.Matches("watch", "deployments") ||
+				action.Matches("watch", "replicasets")) {
+			continue
+		}
+		ret = append(ret, action)
+	}
+	return ret
+}
+
+var _ = context.Background
