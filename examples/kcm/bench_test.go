@@ -43,7 +43,6 @@ package kcm
 // scenario's writes.
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -141,8 +140,13 @@ func BenchmarkKCM(b *testing.B) {
 		for _, impl := range kcmImpls {
 			b.Run(fmt.Sprintf("controller=%s/scenario=%s/impl=%s", s.controller, s.name, impl), func(b *testing.B) {
 				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
 				for b.Loop() {
 					s.run(b, impl)
+				}
+				b.StopTimer()
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}
@@ -267,5 +271,3 @@ func filterInformerActions(actions []core.Action) []core.Action {
 	}
 	return ret
 }
-
-var _ = context.Background
