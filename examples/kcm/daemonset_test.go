@@ -19,9 +19,8 @@ import (
 )
 
 var (
-	simpleDaemonSetLabel  = map[string]string{"name": "simple-daemon", "type": "production"}
-	simpleDaemonSetLabel2 = map[string]string{"name": "simple-daemon", "type": "test"}
-	simpleNodeLabel       = map[string]string{"color": "blue", "speed": "fast"}
+	simpleDaemonSetLabel = map[string]string{"name": "simple-daemon", "type": "production"}
+	simpleNodeLabel      = map[string]string{"color": "blue", "speed": "fast"}
 )
 
 // newDaemonSet is upstream's newDaemonSet (daemon_controller_test.go),

@@ -6,7 +6,7 @@
 //
 // Every field it touches is declared once, in this package, as a [Field]
 // (the struct, the field's name and its Go type); every method, as a
-// go:linkname'd function. reach_test.go checks each against the
+// function linked to it by name. reach_test.go checks each against the
 // k8s.io/kubernetes version the module requires, and fails naming the
 // field (or method) that moved, was renamed or changed type: a bump of
 // k8s.io/kubernetes breaks that test first, never a row with a

@@ -100,6 +100,7 @@ func TestFieldCheckNamesTheField(t *testing.T) {
 	type controller struct {
 		queue int
 	}
+	_ = controller{}.queue
 	for _, tc := range []struct {
 		name string
 		c    Checker
