@@ -27,12 +27,26 @@ package kcm
 //     the same wiring, one fixture.Sync and a DiffActions of the row's
 //     writes.
 //
+// For the Job controller, impl=upstream is job_controller_test.go's
+// TestControllerSyncJob as it runs a case: a real clientset for an empty
+// host (the sync never reaches it), the informers never started, the
+// controller's podControl replaced by a controller.FakePodControl and its
+// updateStatusHandler by a function that keeps the job, a fake clock, the
+// lister objects added to the indexers, syncJob once, and the counts of
+// creates and deletes, the controller references and the status's active
+// count checked. It is built by NewController with its clock set (upstream
+// calls the unexported newControllerWithClock) and leaves out the case's
+// feature-gate overrides (they change the process's global gate); it
+// shuts down what the constructor started.
+//
 // The scenarios: scenario=creates is TestSyncDeploymentCreatesReplicaSet
 // (on the model the sync fails after its writes, with the Conflict
 // kube-apiserver gives the second status write, so the row's settling
 // check does not run: see doc.go); scenario=recreate is
 // TestScaleDownOldReplicaSets' Recreate rollout through syncDeployment,
-// which settles after 3 syncs.
+// which settles after 3 syncs; controller=job/scenario=start is
+// TestControllerSyncJob's "job start" (TestJob's "starts a job", in
+// informer mode: the fixture starts real informers for the row).
 //
 // Compare them with
 //
@@ -43,7 +57,17 @@ package kcm
 // scenario's writes.
 
 import (
+	"context"
+	"time"
+
 	"fmt"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientset "k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/kubernetes/pkg/controller/job"
+	clocktesting "k8s.io/utils/clock/testing"
 	"strings"
 	"testing"
 
@@ -84,11 +108,19 @@ var kcmScenarios = []kcmScenario{{
 	row:      "a Recreate rollout scales the old ReplicaSet down first",
 	writes:   []string{"update replicasets", "update deployments/status"},
 	upstream: upstreamDeploymentRun,
+}, {
+	controller: "job", name: "start",
+	row:      "starts a job",
+	writes:   []string{"create pods", "create pods", "update jobs/status"},
+	upstream: upstreamJobRun,
 }}
 
 // table returns the scenario's table and row.
 func (s kcmScenario) table() (fixture.Table[string], fixture.Row) {
 	tb := deploymentTable()
+	if s.controller == "job" {
+		tb = jobTable()
+	}
 	for _, r := range tb.Rows {
 		if r.Name == s.row {
 			tb.Rows = nil
@@ -270,4 +302,82 @@ func filterInformerActions(actions []core.Action) []core.Action {
 		ret = append(ret, action)
 	}
 	return ret
+}
+
+// upstreamJobRun is TestControllerSyncJob's body for the row's objects
+// (the Job and its pods, added to the indexers) and returns the writes
+// the fakes recorded: a "create pods" per template FakePodControl got, a
+// "delete pods" per name, an "update jobs/status" when the status handler
+// was called.
+func upstreamJobRun(t testing.TB, row fixture.Row) []string {
+	_, ctx := ktesting.NewTestContext(t)
+	clientSet := clientset.NewForConfigOrDie(&restclient.Config{Host: "", ContentConfig: restclient.ContentConfig{GroupVersion: &schema.GroupVersion{Group: "", Version: "v1"}}})
+	fakeClock := clocktesting.NewFakeClock(time.Now())
+
+	// newControllerFromClientWithClock
+	sharedInformerFactory := informers.NewSharedInformerFactory(clientSet, controller.NoResyncPeriodFunc())
+	manager, err := job.NewController(ctx, clientSet, sharedInformerFactory.Core().V1().Pods(), sharedInformerFactory.Batch().V1().Jobs(), nil, nil)
+	if err != nil {
+		t.Fatalf("Error creating Job controller: %v", err)
+	}
+	defer (*reach.JobBroadcaster.Of(t, manager)).Shutdown() // upstream leaves them running
+	defer (*reach.JobQueue.Of(t, manager)).ShutDown()
+	defer reach.JobOrphanQueue.ShutDown(t, manager)
+	*reach.JobClock.Of(t, manager) = fakeClock
+	fakePodControl := controller.FakePodControl{}
+	*reach.JobPodControl.Of(t, manager) = &fakePodControl
+
+	var j *batchv1.Job
+	for _, o := range row.Objects {
+		o = o.DeepCopyObject()
+		switch o := o.(type) {
+		case *batchv1.Job:
+			j = o
+			sharedInformerFactory.Batch().V1().Jobs().Informer().GetIndexer().Add(o)
+		case *corev1.Pod:
+			sharedInformerFactory.Core().V1().Pods().Informer().GetIndexer().Add(o)
+		}
+	}
+	actual := j
+	updated := false
+	*reach.JobUpdateStatusHandler.Of(t, manager) = func(ctx context.Context, job *batchv1.Job) (*batchv1.Job, error) {
+		actual, updated = job, true
+		return job, nil
+	}
+
+	// run
+	if err := (*reach.JobSync.Of(t, manager))(ctx, row.Key); err != nil {
+		t.Errorf("Unexpected error when syncing jobs: %v", err)
+	}
+	var creates int
+	var writes []string
+	for _, w := range row.WantActions {
+		if w.Verb == actions.VerbCreate {
+			creates++
+		}
+	}
+	if len(fakePodControl.Templates) != creates {
+		t.Errorf("Unexpected number of creates.  Expected %d, saw %d\n", creates, len(fakePodControl.Templates))
+	}
+	if len(fakePodControl.DeletePodName) != 0 {
+		t.Errorf("Unexpected number of deletes.  Expected %d, saw %d\n", 0, len(fakePodControl.DeletePodName))
+	}
+	for _, ref := range fakePodControl.ControllerRefs {
+		if ref.Kind != "Job" || ref.Name != j.Name || ref.UID != j.UID || ref.Controller == nil || !*ref.Controller {
+			t.Errorf("controllerRef %+v is not the job's", ref)
+		}
+	}
+	if actual.Status.Active != int32(creates) {
+		t.Errorf("Unexpected number of active pods.  Expected %d, saw %d\n", creates, actual.Status.Active)
+	}
+	for range fakePodControl.Templates {
+		writes = append(writes, "create pods")
+	}
+	for range fakePodControl.DeletePodName {
+		writes = append(writes, "delete pods")
+	}
+	if updated {
+		writes = append(writes, "update jobs/status")
+	}
+	return writes
 }

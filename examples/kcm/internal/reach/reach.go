@@ -8,8 +8,10 @@ import (
 	"time"
 	"unsafe"
 
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/kubernetes/pkg/controller"
 	"k8s.io/kubernetes/pkg/controller/cronjob"
 	"k8s.io/kubernetes/pkg/controller/daemon"
 	"k8s.io/kubernetes/pkg/controller/deployment"
@@ -126,6 +128,9 @@ var (
 	JobOrphanQueue = ShutDowner[job.Controller]{"orphanQueue"}
 	JobBroadcaster = Field[job.Controller, record.EventBroadcaster]{"broadcaster"}
 	JobClock       = Field[job.Controller, clock.WithTicker]{"clock"}
+	// The fields upstream's Job fixture replaces (BenchmarkKCM's replica).
+	JobPodControl          = Field[job.Controller, controller.PodControlInterface]{"podControl"}
+	JobUpdateStatusHandler = Field[job.Controller, func(context.Context, *batchv1.Job) (*batchv1.Job, error)]{"updateStatusHandler"}
 
 	CronJobQueue       = Field[cronjob.ControllerV2, Queue]{"queue"}
 	CronJobBroadcaster = Field[cronjob.ControllerV2, record.EventBroadcaster]{"broadcaster"}
@@ -143,6 +148,6 @@ var Fields = []Checker{
 	DeploymentSync, DeploymentQueue, DeploymentBroadcaster, DeploymentRecorder,
 	StatefulSetQueue, StatefulSetBroadcaster, StatefulSetClock,
 	DaemonSetSync, DaemonSetQueue, DaemonSetNodeUpdateQueue, DaemonSetBroadcaster, DaemonSetBurstReplicas,
-	JobSync, JobQueue, JobOrphanQueue, JobBroadcaster, JobClock,
+	JobSync, JobQueue, JobOrphanQueue, JobBroadcaster, JobClock, JobPodControl, JobUpdateStatusHandler,
 	CronJobQueue, CronJobBroadcaster, CronJobNow,
 }
