@@ -60,7 +60,8 @@
 // resourceVersion, and the first bumps it, as on a cluster (upstream's
 // fakes accept the second). A sync that fails is not followed by the
 // idempotency check today (issue 20 item 4), so that row's settling is
-// not checked.
+// checked by TestDeploymentCreatesSettles: the retry, then a sync that
+// changes nothing.
 //
 // StatefulSet (TestStatefulSet, informer mode). The controller's
 // consistency store (feature StaleControllerConsistencyStatefulSet, on by
