@@ -18,7 +18,7 @@ import (
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-// record starts the broadcaster's recording to the fixture's kube
+// startRecording starts the broadcaster's recording to the fixture's kube
 // clientset, as the controller's Run does (its constructor only makes
 // the broadcaster), and shuts it down when the test ends.
 func startRecording(f *fixture.Fixture, b record.EventBroadcaster) {
@@ -34,6 +34,7 @@ func swapQueue(f *fixture.Fixture, q *reach.Queue) {
 	*q = fixture.Queue[string](f)
 }
 
+// check fails t at once on a constructor's error.
 func check(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
