@@ -111,9 +111,7 @@ func ranJob(cj *batchv1.CronJob) (*batchv1.Job, corev1.ObjectReference) {
 	job.Annotations[batchv1.CronJobScheduledTimestampAnnotation] = scheduled.Format(time.RFC3339)
 	job.CreationTimestamp = metav1.NewTime(justAfterThePriorHour)
 	job.UID = "prior-job-uid"
-	job.Spec = cj.Spec.JobTemplate.Spec
-	job.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": "prior-job-uid"}}
-	job.Spec.Template.Labels = map[string]string{"foo": "bar", "batch.kubernetes.io/controller-uid": "prior-job-uid", "batch.kubernetes.io/job-name": job.Name}
+	job.Spec = cj.Spec.JobTemplate.Spec // the server generates its selector
 	return job, corev1.ObjectReference{Kind: "Job", APIVersion: "batch/v1", Namespace: job.Namespace, Name: job.Name, UID: job.UID}
 }
 

@@ -24,7 +24,10 @@ import (
 )
 
 // newDeployment is upstream's newDeployment (deployment_controller_test.go)
-// with a fixed uid instead of a random one.
+// with a fixed uid instead of a random one. Upstream's rows leave
+// maxSurge and maxUnavailable at 0 and 0, which kube-apiserver refuses
+// ("may not be 0 when maxSurge is 0", found by TestDeploymentParity):
+// these rows give a surge of 1, which changes none of their syncs.
 func newDeployment(name string, replicas int32, maxSurge, maxUnavailable int32, selector map[string]string) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, UID: types.UID(name + "-uid"), Annotations: map[string]string{}},
@@ -99,32 +102,34 @@ func status(d *appsv1.Deployment, st appsv1.DeploymentStatus) *appsv1.Deployment
 }
 
 func deploymentRows() []fixture.Row {
-	created := newDeployment("foo", 1, 0, 0, fooBar)
+	created := newDeployment("foo", 1, 1, 0, fooBar)
 	createdRS := newReplicaSet(created, rsName(created), 1)
 	createdRS.Annotations = map[string]string{deploymentutil.RevisionAnnotation: "1"}
 
-	deleting := newDeployment("foo", 1, 0, 0, fooBar)
+	deleting := newDeployment("foo", 1, 1, 0, fooBar)
 	deleting.DeletionTimestamp = ptr.To(metav1.Now())
 	deleting.Finalizers = []string{"example.com/hold"}
 
-	race := newDeployment("foo", 1, 0, 0, fooBar)
+	race := newDeployment("foo", 1, 1, 0, fooBar)
 	raceDeleted := race.DeepCopy()
 	raceDeleted.DeletionTimestamp = ptr.To(metav1.Now())
 	orphan := newReplicaSet(race, "rs1", 1)
 	orphan.OwnerReferences = nil
 
-	emptySelector := newDeployment("foo", 1, 0, 0, fooBar)
+	emptySelector := newDeployment("foo", 1, 1, 0, fooBar)
 	emptySelector.Spec.Selector = &metav1.LabelSelector{}
 
-	rollback := newDeployment("foo", 1, 0, 0, fooBar)
+	rollback := newDeployment("foo", 1, 1, 0, fooBar)
 	rollback.Annotations = map[string]string{deploymentutil.RevisionAnnotation: "2", appsv1.DeprecatedRollbackTo: "0"}
 	rs1 := newReplicaSet(rollback, "deploymentrs-old", 0)
 	rs1.Annotations = map[string]string{deploymentutil.RevisionAnnotation: "1"}
 	rs1.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
 	rs1.Spec.Selector.MatchLabels = map[string]string{"foo": "bar", appsv1.DefaultDeploymentUniqueLabelKey: "hash"}
+	rs1.Spec.Template.Labels = rs1.Spec.Selector.MatchLabels // as the server requires (upstream's has no hash label)
 	rs2 := newReplicaSet(rollback, "deploymentrs-new", 1)
 	rs2.Annotations = map[string]string{deploymentutil.RevisionAnnotation: "2"}
 	rs2.Spec.Selector.MatchLabels = map[string]string{"foo": "bar", appsv1.DefaultDeploymentUniqueLabelKey: "hash"}
+	rs2.Spec.Template.Labels = rs2.Spec.Selector.MatchLabels
 	// A Deployment the controller has synced before: its Progressing
 	// condition is there (upstream's seed has none, and no
 	// progressDeadlineSeconds, which the server defaults: the sync would
@@ -137,7 +142,7 @@ func deploymentRows() []fixture.Row {
 	delete(rolledBack.Annotations, appsv1.DeprecatedRollbackTo)
 	rolledBack.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1) // rs1's template
 
-	recreate := newDeployment("foo", 3, 0, 0, fooBar)
+	recreate := newDeployment("foo", 3, 1, 0, fooBar)
 	recreate.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	old := newReplicaSet(recreate, "foo-0", 3)
 	old.Spec.Template.Spec.Containers[0].Image = "foo/old"
@@ -221,7 +226,7 @@ func TestDeployment(t *testing.T) {
 // not complete re-adds its key after a delay, to check its progress
 // deadline, and Converge syncs a key added after a delay as if it were due.)
 func TestDeploymentCreatesSettles(t *testing.T) {
-	d := newDeployment("foo", 1, 0, 0, fooBar)
+	d := newDeployment("foo", 1, 1, 0, fooBar)
 	f := fixture.New(t, fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithObjects(d))
 	sync := Deployment(f)
 	first := fixture.Sync(f, sync, "default/foo")

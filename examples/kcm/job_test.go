@@ -38,13 +38,14 @@ func newJob(parallelism, completions, backoffLimit int32) *batchv1.Job {
 }
 
 // jobPods are upstream's newPodList: n pods of job in phase, with the
-// tracking finalizer, named pod-<phase>-<i>; ready when ready is true.
+// tracking finalizer, named pod-<phase>-<i> (lower case, as the server
+// requires); ready when ready is true.
 func jobPods(n int, phase corev1.PodPhase, job *batchv1.Job, ready bool) []runtime.Object {
 	var out []runtime.Object
 	for i := range n {
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
-				Name: fmt.Sprintf("pod-%s-%d", phase, i), Namespace: job.Namespace, Labels: job.Spec.Selector.MatchLabels,
+				Name: fmt.Sprintf("pod-%s-%d", strings.ToLower(string(phase)), i), Namespace: job.Namespace, Labels: job.Spec.Selector.MatchLabels,
 				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
 				Finalizers:      []string{batchv1.JobTrackingFinalizer},
 			},
@@ -100,7 +101,13 @@ func jobRows() []fixture.Row {
 	started := ptr.To(metav1.NewTime(fixedClock().Now()))
 	start := newJob(2, 5, 6)
 	complete := newJob(1, 1, 6)
-	complete.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	// Complete as the server requires it: the start and completion times
+	// and the SuccessCriteriaMet condition beside Complete (upstream's has
+	// the Complete condition only).
+	complete.Status = batchv1.JobStatus{StartTime: started, CompletionTime: started, Succeeded: 1, Conditions: []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue},
+	}}
 	// Pods 0 and 1 ready, pod 2 not: the controller deletes the pod that
 	// ranks lowest (controller.ActivePods), among equals whichever its
 	// lister gives first.
@@ -149,7 +156,7 @@ func jobRows() []fixture.Row {
 		Objects:     cat([]runtime.Object{start}, running),
 		Key:         "default/foobar",
 		WantActions: []actions.Action{finalizerRemoved(running[2]), actions.Delete(running[2]), actions.UpdateStatus(jobStatus(start, batchv1.JobStatus{StartTime: started, Active: 2, Ready: ptr.To[int32](2), Terminating: ptr.To[int32](1)}))},
-		WantEvents:  []fixture.Event{fixture.NewEvent(start, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: pod-Running-2")},
+		WantEvents:  []fixture.Event{fixture.NewEvent(start, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: pod-running-2")},
 	}, {
 		// TestControllerSyncJob "job finish": the 5 succeeded pods are
 		// counted (uncounted first, then their finalizers removed, 5

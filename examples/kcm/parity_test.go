@@ -1,0 +1,44 @@
+package kcm
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/parity"
+)
+
+// The tables on client-go's fakes and on a real kube-apiserver, with
+// CTRLTEST_KCM_PARITY=1 (and hack/parity-binaries.sh's binaries, or
+// CTRLTEST_PARITY_KUBECONFIG):
+//
+//	hack/parity-binaries.sh && cd examples/kcm && CTRLTEST_KCM_PARITY=1 go test -run Parity .
+//
+// Rows with reactors (the stale-cache rows) are skipped there: reactors
+// act on the fakes only.
+//
+// The first run (2026-11-25) found seeds kube-apiserver refuses, now fixed
+// in the tables: upstream's Deployments with maxSurge and maxUnavailable
+// both 0, ReplicaSets whose selector has a label their template lacks, pod
+// names with capitals, a complete Job without its start and completion
+// times and SuccessCriteriaMet condition, a CronJob's Job with a
+// hand-written selector. Two rows keep seeds the server refuses on
+// purpose, ports of upstream's guards: a Deployment with an empty selector
+// and a CronJob with an unparseable schedule. The divergences that remain
+// are not classified yet, so these tests fail today and are opt-in (see
+// doc.go); they are here to be run, read and classified (parity.Known),
+// not to gate.
+
+func runParity(t *testing.T, tb fixture.Table[string]) {
+	t.Helper()
+	if os.Getenv(envParity) != "1" {
+		t.Skipf("set %s=1 to run the table on a real API server", envParity)
+	}
+	parity.Run(t, parity.Shared(t), tb)
+}
+
+func TestDeploymentParity(t *testing.T)  { runParity(t, deploymentTable()) }
+func TestStatefulSetParity(t *testing.T) { runParity(t, statefulSetTable()) }
+func TestDaemonSetParity(t *testing.T)   { runParity(t, daemonSetTable()) }
+func TestJobParity(t *testing.T)         { runParity(t, jobTable()) }
+func TestCronJobParity(t *testing.T)     { runParity(t, cronJobTable()) }
