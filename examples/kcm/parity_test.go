@@ -29,15 +29,38 @@ import (
 // doc.go); they are here to be run, read and classified (parity.Known),
 // not to gate.
 
-func runParity(t *testing.T, tb fixture.Table[string]) {
+func runParity(t *testing.T, tb fixture.Table[string], known ...parity.Known) {
 	t.Helper()
 	if os.Getenv(envParity) != "1" {
 		t.Skipf("set %s=1 to run the table on a real API server", envParity)
 	}
-	parity.Run(t, parity.Shared(t), tb)
+	parity.Run(t, parity.Shared(t), tb, known...)
 }
 
-func TestDeploymentParity(t *testing.T)  { runParity(t, deploymentTable()) }
+// TestDeploymentParity: every row's writes, answers (the Conflict of
+// "creates the ReplicaSet of a new Deployment" included), error, events
+// and objects are the server's, but for these. It fails in about one run
+// of three on a divergence of Writes that is not the controller's: the
+// controller stamps its conditions with its own clock (time.Now, which no
+// wiring can replace), and the two sides' stamps fall in different
+// seconds.
+func TestDeploymentParity(t *testing.T) {
+	const eventNames = "the broadcaster names an event object after the time it records it"
+	const deleting = "a server ignores the deletionTimestamp of an object it creates: the seed is not being deleted there, and the controller rolls it out"
+	const emptySelector = "apps/v1 refuses an empty selector (upstream's test dates from extensions/v1beta1); the row tests the controller's own guard"
+	known := []parity.Known{
+		{Row: "only updates the status of a Deployment being deleted", Kind: parity.ResourceVersion, Reason: deleting},
+		{Row: "only updates the status of a Deployment being deleted", Kind: parity.Writes, Reason: deleting},
+		{Row: "only updates the status of a Deployment being deleted", Kind: parity.Events, Reason: deleting},
+		{Row: "only updates the status of a Deployment being deleted", Kind: parity.Objects, Reason: deleting},
+		{Row: "does not sync a Deployment whose selector is empty", Kind: parity.Validation, Reason: emptySelector},
+	}
+	for _, row := range []string{"creates the ReplicaSet of a new Deployment", "a rollback takes the old template and clears the annotation", "a Recreate rollout scales the old ReplicaSet down first"} {
+		known = append(known, parity.Known{Row: row, Kind: parity.Objects, Reason: eventNames})
+	}
+	runParity(t, deploymentTable(), known...)
+}
+
 func TestStatefulSetParity(t *testing.T) { runParity(t, statefulSetTable()) }
 func TestDaemonSetParity(t *testing.T)   { runParity(t, daemonSetTable()) }
 func TestJobParity(t *testing.T)         { runParity(t, jobTable()) }
