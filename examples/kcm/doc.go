@@ -103,9 +103,9 @@
 // Job (TestJob, informer mode). Expectations of pod creates and deletes,
 // expectations of finalizer removals, and a consistency store: informer
 // mode. TestJobDefaultMode, skipped for issue 20 item 1, fails in the
-// default mode on the rows that patch and delete pods: its last-synced
-// resourceVersion ignores deletes, and the consistency store refuses every
-// sync after the first.
+// default mode on the rows that patch or delete pods: its last-synced
+// resourceVersion is the last key's, not the newest, and ignores deletes,
+// and the consistency store refuses every sync after the first.
 //
 // CronJob (TestCronJob, default mode). No expectations and no consistency
 // store; the controller reads its Jobs from the informer's indexer and
