@@ -26,10 +26,10 @@ import (
 // purpose, ports of upstream's guards: a Deployment with an empty selector
 // and a CronJob with an unparseable schedule.
 //
-// TestDeploymentParity's, TestStatefulSetParity's and TestJobParity's
-// divergences are classified (parity.Known; see TestDeploymentParity's
-// comment for its one flake). The DaemonSet and CronJob tables' are not
-// yet, so their tests fail today. All five are opt-in (see doc.go): they are here to be
+// The Deployment, StatefulSet, DaemonSet and Job tables' divergences are
+// classified (parity.Known; TestDeploymentParity's and TestDaemonSetParity's
+// comments say what still makes them fail in some runs). The CronJob
+// table's are not yet, so its test fails today. All five are opt-in (see doc.go): they are here to be
 // run, read and classified, not to gate. What the first run showed of the
 // unclassified ones: a server sets a created object's creationTimestamp
 // (the CronJob rows' schedule is computed from it, against the rows' 2016
@@ -39,7 +39,8 @@ import (
 // prior Job then see it as unexpected and missing); its
 // TaintNodesByCondition admission taints a created Node not-ready, which a
 // DaemonSet's pods do not tolerate, until a node lifecycle controller (not
-// running) clears it; admission plugins and the strategies' create-time
+// running) clears it (the DaemonSet rows' pods tolerate that now);
+// admission plugins and the strategies' create-time
 // fields (a pod's tolerations and qosClass, a claim's status phase, a
 // Node's) show as defaulting; event objects are named after the time they
 // were recorded, and pods made with generateName are named at random.
@@ -89,7 +90,33 @@ func TestStatefulSetParity(t *testing.T) {
 		parity.Known{Row: row, Kind: parity.GenerateName, Reason: deleting},
 	)
 }
-func TestDaemonSetParity(t *testing.T) { runParity(t, daemonSetTable()) }
+
+// TestDaemonSetParity: the writes, answers, errors, events and objects are
+// the server's, but for these. One is the fixture's: its model of the
+// DaemonSet strategy does not set the deprecated.daemonset.template.generation
+// annotation, which the controller copies into its pods' labels
+// (pod-template-generation) and its ControllerRevisions. It fails in about
+// one run of four on a divergence of Writes that is not the controller's:
+// the status write counts the pods the informer has seen when the sync
+// lists them (currentNumberScheduled, updatedNumberScheduled), on either
+// side; the rows compare those counts as a subset for that reason, and
+// parity.Known cannot say "may occur".
+func TestDaemonSetParity(t *testing.T) {
+	const deleting = "a server ignores the deletionTimestamp of an object it creates: the seed is not being deleted there, and the controller launches its pod"
+	const generation = "the DaemonSet strategy's deprecated.daemonset.template.generation annotation (the fixture's model lacks it), copied by the controller into its ControllerRevisions and its pods' pod-template-generation label"
+	const launches = "launches a pod on its one node"
+	const deleted = "does nothing while being deleted"
+	const selected = "deletes pods on unselected nodes and launches on selected ones"
+	runParity(t, daemonSetTable(),
+		parity.Known{Kind: parity.Defaulting, Reason: generation + "; kube-apiserver's TaintNodesByCondition admission taints a created Node not-ready (the pods tolerate it); a created pod gets a preemption policy from the Priority admission plugin"},
+		parity.Known{Kind: parity.Objects, Reason: generation + "; the broadcaster names an event object after the time it records it; and in " + deleted + ", " + deleting},
+		parity.Known{Row: launches, Kind: parity.Events, Reason: "the server names a generateName pod at random; the events name the pods"},
+		parity.Known{Row: selected, Kind: parity.Events, Reason: "the server names a generateName pod at random; the events name the pods"},
+		parity.Known{Row: deleted, Kind: parity.Writes, Reason: deleting},
+		parity.Known{Row: deleted, Kind: parity.Events, Reason: deleting},
+		parity.Known{Row: deleted, Kind: parity.GenerateName, Reason: deleting},
+	)
+}
 
 // TestJobParity: the writes, answers, errors and objects are the
 // server's, but for these.
