@@ -45,8 +45,7 @@ package kcm
 // check does not run: see doc.go); scenario=recreate is
 // TestScaleDownOldReplicaSets' Recreate rollout through syncDeployment,
 // which settles after 3 syncs; controller=job/scenario=start is
-// TestControllerSyncJob's "job start" (TestJob's "starts a job", in
-// informer mode: the fixture starts real informers for the row).
+// TestControllerSyncJob's "job start" (TestJob's "starts a job").
 //
 // Compare them with
 //

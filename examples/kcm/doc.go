@@ -81,57 +81,41 @@
 // checked by TestDeploymentCreatesSettles: the retry, then a sync that
 // changes nothing.
 //
-// StatefulSet (TestStatefulSet, informer mode). The controller's
+// StatefulSet (TestStatefulSet, default mode). The controller's
 // consistency store (feature StaleControllerConsistencyStatefulSet, on by
 // default) refuses to sync a set until each informer's store reports a
 // last-synced resourceVersion at least as new as the controller's own
-// writes: that is client-go's reflector bookkeeping, so the rows run on
-// started informers (fixture.WithInformers) fed by the model's watches.
-// The default mode records the resourceVersion of the last key it
-// refreshed, not the newest: "creates deleted pods again, the newest
-// sorting first" then never settles ("read version ... is not as new as
-// written version"). That row fails in informer mode too, in about one
-// run of thirty, so it is out of the table: TestStatefulSetNewestSortingFirst,
-// skipped for issue 20 item 1, runs it in both modes. The status counts
-// the pods the sync listed, not those it created, as on a cluster.
+// writes: client-go's reflector bookkeeping, which the default mode keeps
+// as a reflector does (the list's resourceVersion, then each watch
+// event's, deletes included, in resourceVersion order). Before it did
+// ("the last key's", issue 20), "creates deleted pods again, the newest
+// sorting first" never settled ("read version ... is not as new as
+// written version"). The status counts the pods the sync listed, not
+// those it created, as on a cluster.
 //
-// DaemonSet (TestDaemonSet, TestDaemonSetBurst, informer mode). The
+// DaemonSet (TestDaemonSet, TestDaemonSetBurst, default mode). The
 // controller tracks the pods it asked for with ControllerExpectations,
 // which its pod event handlers lower, and creates at most burstReplicas
-// pods a sync; it has a consistency store too. Only started informers call
-// the handlers today, so the rows run in informer mode.
-// TestDaemonSetBurst's default-mode run, skipped for issue 20 item 1, is
-// the issue's false pass: with a burst of 2 on 5 nodes the default mode
-// "settles after 3 syncs" with 2 pods; informer mode and a cluster end
-// with 5.
+// pods a sync; it has a consistency store too. The default mode calls the
+// handlers with every change, as a cluster's informers do, and the checks
+// sync the keys they queue. TestDaemonSetBurst is the issue's false pass:
+// with a burst of 2 on 5 nodes, a default mode that called no handler
+// "settled after 3 syncs" with 2 pods; it now ends with 5, as a cluster.
 //
-// Job (TestJob, informer mode). Expectations of pod creates and deletes,
-// expectations of finalizer removals, and a consistency store: informer
-// mode. TestJobDefaultMode, skipped for issue 20 item 1, fails in the
-// default mode on the rows that patch or delete pods: its last-synced
-// resourceVersion is the last key's, not the newest, and ignores deletes,
-// and the consistency store refuses every sync after the first.
+// Job (TestJob, default mode). Expectations of pod creates and deletes,
+// expectations of finalizer removals, and a consistency store: each
+// needs handlers called and the reflector's last-synced resourceVersion,
+// which the default mode gives.
 //
 // CronJob (TestCronJob, default mode). No expectations and no consistency
 // store; the controller reads its Jobs from the informer's indexer and
 // returns its requeue delay. The default mode gives the same verdicts as
 // informer mode (both were run).
 //
-// In informer mode a sync's writes reach the informers asynchronously, as
-// on a cluster, so a verdict that depended on whether an event arrived in
-// the middle of a sync would vary between runs. The rows avoid those
-// (each says where it differs from upstream's for that reason: pods
-// created or deleted concurrently, whose events' order varies, and
-// DaemonSet pods released once per listing). Run 300 times in a row
-// (100, then 200), the informer-mode tables (StatefulSet, DaemonSet, Job)
-// failed 7 times, each on the fixture's informer mode, not the
-// controllers: 5 times a Refresh timed out ("the pods informer did not
-// catch up with the tracker within 10s", after a pod's delete: the Job's
-// "deletes a pod too many" 4 times, the StatefulSet's "scales down from
-// the highest ordinal" once); once the Job's consistency store never saw
-// the newest pod ("read version: 10 is not as new as written version:
-// 12"); once TestDaemonSetBurst/informers converged with 4 pods of 5 (a
-// sync ran before the pod informer's handlers had lowered the
-// expectations, and the key the handlers then enqueued is not followed).
-// The default-mode tables (Deployment, CronJob) never failed.
+// The tables ran in informer mode (started informers on the model's
+// watches) before the default mode fed informers as a cluster's: run 300
+// times, they failed 7 times on informer mode's timing (a Refresh that
+// timed out waiting for a pod delete, a consistency store that missed the
+// newest pod, a burst that converged with 4 pods of 5). In the default
+// mode delivery is synchronous and ordered, and the verdicts do not vary.
 package kcm
