@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clienttesting "k8s.io/client-go/testing"
@@ -286,6 +288,13 @@ func noSubresource(r *Resource, action clienttesting.Action) error {
 		name = n.GetName()
 	}
 	err := apierrors.NewNotFound(r.GVR.GroupResource(), name)
+	if r.Custom {
+		// apiextensions-apiserver's handler answers a subresource its
+		// CRD does not declare with the resource's NotFound, whether or
+		// not the object exists.
+		return err
+	}
+	// A built-in resource has no route for it: the generic 404.
 	err.ErrStatus.Message = "the server could not find the requested resource"
 	err.ErrStatus.Details = nil
 	return err
@@ -324,9 +333,6 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if om.GetResourceVersion() != "" && !w.managed {
 		return nil, apierrors.NewInternalError(errors.New("resourceVersion should not be set on objects to be created"))
 	}
-	if _, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
-		return nil, apierrors.NewAlreadyExists(r.GVR.GroupResource(), om.GetName())
-	}
 	// rest.FillObjectMetaSystemFields, then the strategy's PrepareForCreate.
 	m.uids++
 	om.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", m.uids)))
@@ -356,6 +362,11 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if err := m.validate(r, obj, nil, ""); err != nil {
 		return nil, err
 	}
+	// The store refuses a name that is taken only after the strategy and
+	// validation ran (an invalid object is a 422 even so).
+	if existing, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
+		return nil, alreadyExists(r, om.GetName(), existing)
+	}
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
 		return nil, err
@@ -381,8 +392,10 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	}
 	oldMeta, _ := meta.Accessor(old)
 	switch rv := om.GetResourceVersion(); {
-	case rv == "" && !w.unconditional && r.Custom:
-		// The custom resource strategy does not allow unconditional updates.
+	case rv == "" && !w.unconditional && r.strategy().conditionalOnly:
+		// The strategy does not allow unconditional updates (custom
+		// resources, Leases, PodDisruptionBudgets, ...): the store's
+		// error names the resource as a kind.
 		return nil, false, apierrors.NewInvalid(schema.GroupKind{Group: r.GVR.Group, Kind: r.GVR.Resource}, om.GetName(), field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
 	case rv != "" && rv != oldMeta.GetResourceVersion():
@@ -407,6 +420,9 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		om, _ = meta.Accessor(obj)
 	}
 	m.prepareForUpdate(r, sub, obj, old)
+	if err := noNewFinalizers(r, om, oldMeta); err != nil {
+		return nil, false, err
+	}
 	if err := m.validate(r, obj, old, sub); err != nil {
 		return nil, false, err
 	}
@@ -494,6 +510,14 @@ func copyAll(to, from runtime.Object) {
 }
 
 func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
+	// The handler refuses a patch type the resource does not take before
+	// it reads the object (a strategic merge patch of a missing custom
+	// resource is a 415, not a 404).
+	switch pt := a.GetPatchType(); {
+	case pt == types.StrategicMergePatchType && r.Custom,
+		pt != types.JSONPatchType && pt != types.MergePatchType && pt != types.StrategicMergePatchType:
+		return nil, false, unsupportedPatch(pt)
+	}
 	old, err := r.Store.Get(r.GVR, ns, a.GetName())
 	if err != nil {
 		return nil, false, err
@@ -510,7 +534,9 @@ func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 			return nil, false, apierrors.NewBadRequest(err.Error())
 		}
 		if patched, err = p.Apply(original); err != nil {
-			return nil, false, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "patch", r.GVR.GroupResource(), a.GetName(), err.Error(), 0, false)
+			// The patcher names no verb nor resource: the message is the
+			// generic one (the patch's error is not in the answer).
+			return nil, false, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
 		if patched, err = jsonpatch.MergePatch(original, a.GetPatch()); err != nil {
@@ -600,16 +626,20 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 	}
 	obj := old.DeepCopyObject()
 	om, _ := meta.Accessor(obj)
+	// rest.BeforeDelete checks the preconditions first; its errors name
+	// the resource by its kind.
 	if p := opts.Preconditions; p != nil {
+		gr := schema.GroupResource{Group: r.GVK.Group, Resource: r.GVK.Kind}
 		if p.UID != nil && *p.UID != om.GetUID() {
-			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, om.GetUID()))
+			return nil, false, apierrors.NewConflict(gr, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, om.GetUID()))
 		}
 		if p.ResourceVersion != nil && *p.ResourceVersion != om.GetResourceVersion() {
-			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
+			return nil, false, apierrors.NewConflict(gr, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
 		}
 	}
 	// Already being deleted gracefully: only a shorter grace period
-	// changes anything (rest.BeforeDelete); 0 deletes at once.
+	// changes anything (rest.BeforeDelete); 0 deletes at once. The
+	// garbage collector's finalizers are not changed then.
 	if grace := om.GetDeletionGracePeriodSeconds(); om.GetDeletionTimestamp() != nil && grace != nil && *grace > 0 {
 		period := opts.GracePeriodSeconds
 		if period == nil || *period >= *grace {
@@ -628,42 +658,45 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		return m.remove(r, ns, name, obj)
 	}
-	// Already being deleted, waiting for finalizers: nothing changes.
-	if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) > 0 {
-		return old, false, nil
+	// The registry's updateForGracefulDeletionAndFinalizers: the
+	// propagation policy adds or removes the garbage collector's
+	// finalizers, also on an object already being deleted.
+	deleting := om.GetDeletionTimestamp() != nil
+	if changed, fs := gcFinalizers(r, om, opts); changed {
+		om.SetFinalizers(fs)
 	}
-	// Graceful deletion: pods on a node that have not finished.
-	if period := gracePeriod(obj, opts); period > 0 {
-		ts := metav1.NewTime(m.now().Add(time.Duration(period) * time.Second))
-		om.SetDeletionTimestamp(&ts)
-		om.SetDeletionGracePeriodSeconds(&period)
-		if g := om.GetGeneration(); g > 0 {
-			om.SetGeneration(g + 1)
+	if !deleting {
+		// Graceful deletion: pods on a node that have not finished.
+		if period := gracePeriod(obj, opts); period > 0 {
+			ts := metav1.NewTime(m.now().Add(time.Duration(period) * time.Second))
+			om.SetDeletionTimestamp(&ts)
+			om.SetDeletionGracePeriodSeconds(&period)
+			if g := om.GetGeneration(); g > 0 {
+				om.SetGeneration(g + 1)
+			}
+			return m.store(r, ns, obj)
 		}
-		setGCFinalizers(om, opts)
-		return m.store(r, ns, obj)
-	}
-	setGCFinalizers(om, opts)
-	if _, isPod := obj.(*corev1.Pod); isPod {
-		// Pods are deleted gracefully always (the Pod strategy's
-		// CheckGracefulDelete): with no grace period, the store first
-		// writes the deletion timestamp (a watch sees the pod modified),
-		// then deletes the pod unless finalizers hold it.
-		ts := m.now()
-		zero := int64(0)
-		om.SetDeletionTimestamp(&ts)
-		om.SetDeletionGracePeriodSeconds(&zero)
-		if g := om.GetGeneration(); g > 0 {
-			om.SetGeneration(g + 1)
+		if _, isPod := obj.(*corev1.Pod); isPod {
+			// Pods are deleted gracefully always (the Pod strategy's
+			// CheckGracefulDelete): with no grace period, the store first
+			// writes the deletion timestamp (a watch sees the pod
+			// modified), then deletes the pod unless finalizers hold it.
+			ts := m.now()
+			zero := int64(0)
+			om.SetDeletionTimestamp(&ts)
+			om.SetDeletionGracePeriodSeconds(&zero)
+			if g := om.GetGeneration(); g > 0 {
+				om.SetGeneration(g + 1)
+			}
+			stored, changed, err := m.store(r, ns, obj)
+			if err != nil || len(om.GetFinalizers()) > 0 {
+				return stored, changed, err
+			}
+			return m.remove(r, ns, name, obj)
 		}
-		stored, changed, err := m.store(r, ns, obj)
-		if err != nil || len(om.GetFinalizers()) > 0 {
-			return stored, changed, err
-		}
-		return m.remove(r, ns, name, obj)
 	}
 	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
-		if om.GetDeletionTimestamp() == nil {
+		if !deleting {
 			if g := om.GetGeneration(); g > 0 {
 				om.SetGeneration(g + 1)
 			}
@@ -672,6 +705,9 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		zero := int64(0)
 		om.SetDeletionGracePeriodSeconds(&zero)
+		if equal(obj, old) { // deleting again changes nothing
+			return old, false, nil
+		}
 		return m.store(r, ns, obj)
 	}
 	return m.remove(r, ns, name, old)
@@ -721,34 +757,86 @@ func gracePeriod(obj runtime.Object, opts metav1.DeleteOptions) int64 {
 	return period
 }
 
-// setGCFinalizers adds or removes the garbage collector's finalizers as
-// the delete's propagation policy asks (the registry's
-// deletionFinalizersForGarbageCollection).
-func setGCFinalizers(om metav1.Object, opts metav1.DeleteOptions) {
-	//lint:ignore SA1019 the server still honours orphanDependents
-	orphan := opts.OrphanDependents
-	var want string
-	switch {
-	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationOrphan,
-		opts.PropagationPolicy == nil && orphan != nil && *orphan:
-		want = metav1.FinalizerOrphanDependents
-	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationForeground:
-		want = metav1.FinalizerDeleteDependents
-	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationBackground,
-		opts.PropagationPolicy == nil && orphan != nil && !*orphan:
-	default:
-		return // the object's own finalizers decide
+// gcFinalizers is the registry's deletionFinalizersForGarbageCollection:
+// the object's finalizers with the garbage collector's (orphan,
+// foregroundDeletion) added or removed as the delete's options ask, or, for
+// options that ask nothing, as the object's finalizers or the strategy's
+// default policy say; changed is false when the set is the same.
+func gcFinalizers(r *Resource, om metav1.Object, opts metav1.DeleteOptions) (changed bool, out []string) {
+	policy := r.strategy().gc
+	if policy == gcUnsupported {
+		return false, om.GetFinalizers()
 	}
-	var out []string
+	//lint:ignore SA1019 the server still honours orphanDependents
+	orphanOpt := opts.OrphanDependents
+	prop := opts.PropagationPolicy
+	has := func(f string) bool { return slices.Contains(om.GetFinalizers(), f) }
+	var orphan, foreground bool
+	switch {
+	case orphanOpt != nil:
+		orphan = *orphanOpt
+	case prop != nil && *prop == metav1.DeletePropagationOrphan:
+		orphan = true
+	case prop != nil && (*prop == metav1.DeletePropagationBackground || *prop == metav1.DeletePropagationForeground):
+	case has(metav1.FinalizerOrphanDependents):
+		orphan = true
+	case has(metav1.FinalizerDeleteDependents):
+	default:
+		orphan = policy == gcOrphan
+	}
+	switch {
+	case orphanOpt != nil:
+	case prop != nil:
+		foreground = *prop == metav1.DeletePropagationForeground
+	default:
+		for _, f := range om.GetFinalizers() {
+			if f == metav1.FinalizerDeleteDependents || f == metav1.FinalizerOrphanDependents {
+				foreground = f == metav1.FinalizerDeleteDependents
+				break
+			}
+		}
+	}
+	out = []string{}
 	for _, f := range om.GetFinalizers() {
 		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
 			out = append(out, f)
 		}
 	}
-	if want != "" {
-		out = append(out, want)
+	if orphan {
+		out = append(out, metav1.FinalizerOrphanDependents)
 	}
-	om.SetFinalizers(out)
+	if foreground {
+		out = append(out, metav1.FinalizerDeleteDependents)
+	}
+	if sets.New(out...).Equal(sets.New(om.GetFinalizers()...)) {
+		return false, om.GetFinalizers()
+	}
+	return true, out
+}
+
+// alreadyExists is the store's AlreadyExists, which says so when the
+// object that holds the name is being deleted.
+func alreadyExists(r *Resource, name string, existing runtime.Object) error {
+	err := apierrors.NewAlreadyExists(r.GVR.GroupResource(), name)
+	if em, merr := meta.Accessor(existing); merr == nil && em.GetDeletionTimestamp() != nil {
+		err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
+	}
+	return err
+}
+
+// noNewFinalizers is the metadata validation of every update
+// (ValidateObjectMetaUpdate): an object being deleted takes no new
+// finalizer.
+func noNewFinalizers(r *Resource, om, oldMeta metav1.Object) error {
+	if oldMeta.GetDeletionTimestamp() == nil {
+		return nil
+	}
+	extra := sets.List(sets.New(om.GetFinalizers()...).Difference(sets.New(oldMeta.GetFinalizers()...)))
+	if len(extra) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(r.GVK.GroupKind(), om.GetName(), field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
+		fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))})
 }
 
 func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteCollectionActionImpl) (runtime.Object, bool, error) {

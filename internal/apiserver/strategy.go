@@ -64,7 +64,29 @@ type strategy struct {
 	// onCreate applies the strategy's other changes on create (a Pod's
 	// phase and QoS class, a Job's selector, a Namespace's finalizer).
 	onCreate func(obj runtime.Object)
+	// conditionalOnly: the strategy's AllowUnconditionalUpdate is false,
+	// an update must send a resourceVersion (Leases,
+	// PodDisruptionBudgets, custom resources, ...).
+	conditionalOnly bool
+	// gc is the strategy's DefaultGarbageCollectionPolicy.
+	gc gcPolicy
 }
+
+// gcPolicy is a strategy's default garbage collection policy
+// (rest.GarbageCollectionPolicy): what a delete without a propagation
+// policy does to the object's dependents, and so which finalizer it adds.
+type gcPolicy int
+
+const (
+	// gcBackground: rest.DeleteDependents, the default (no finalizer).
+	gcBackground gcPolicy = iota
+	// gcOrphan: rest.OrphanDependents, for backward compatibility
+	// (batch/v1 Jobs, v1 ReplicationControllers): the orphan finalizer.
+	gcOrphan
+	// gcUnsupported: rest.Unsupported (Events): no propagation policy
+	// adds a finalizer.
+	gcUnsupported
+)
 
 // builtin are the strategies of kube-apiserver v1.37's registry
 // (k8s.io/kubernetes/pkg/registry/<group>/<resource>/strategy.go) for the
@@ -72,32 +94,50 @@ type strategy struct {
 // generation, a /status write that resets only the spec. Every built-in
 // resource that tracks metadata.generation is listed.
 var builtin = map[schema.GroupResource]strategy{
-	{Group: "apps", Resource: "deployments"}:                                         {generation: genSpecOrAnnotations, statusMeta: resetLabels},
-	{Group: "apps", Resource: "replicasets"}:                                         {generation: genSpec},
-	{Group: "apps", Resource: "statefulsets"}:                                        {generation: genSpec},
-	{Group: "apps", Resource: "daemonsets"}:                                          {generation: genSpec},
-	{Group: "batch", Resource: "jobs"}:                                               {generation: genSpec, onCreate: jobCreate},
-	{Group: "batch", Resource: "cronjobs"}:                                           {generation: genSpec},
-	{Group: "", Resource: "pods"}:                                                    {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
-	{Group: "", Resource: "podtemplates"}:                                            {generation: genTemplate},
-	{Group: "", Resource: "replicationcontrollers"}:                                  {generation: genSpec},
-	{Group: "", Resource: "namespaces"}:                                              {onCreate: namespaceCreate},
-	{Group: "", Resource: "nodes"}:                                                   {keepStatusOnCreate: true},
-	{Group: "networking.k8s.io", Resource: "ingresses"}:                              {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "ingressclasses"}:                         {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "networkpolicies"}:                        {generation: genSpec},
-	{Group: "policy", Resource: "poddisruptionbudgets"}:                              {generation: genSpec},
-	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                     {generation: genSpec},
-	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:                        {generation: genCreateOnly},
-	{Group: "discovery.k8s.io", Resource: "endpointslices"}:                          {generation: genNonMetadata},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 {generation: genSpec, statusMeta: resetAllMeta},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: {generation: genSpec, statusMeta: resetAllMeta},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}: {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "apps", Resource: "deployments"}:                         {generation: genSpecOrAnnotations, statusMeta: resetLabels},
+	{Group: "apps", Resource: "replicasets"}:                         {generation: genSpec},
+	{Group: "apps", Resource: "statefulsets"}:                        {generation: genSpec},
+	{Group: "apps", Resource: "daemonsets"}:                          {generation: genSpec},
+	{Group: "batch", Resource: "jobs"}:                               {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
+	{Group: "batch", Resource: "cronjobs"}:                           {generation: genSpec},
+	{Group: "", Resource: "pods"}:                                    {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
+	{Group: "", Resource: "podtemplates"}:                            {generation: genTemplate},
+	{Group: "", Resource: "replicationcontrollers"}:                  {generation: genSpec, gc: gcOrphan},
+	{Group: "", Resource: "events"}:                                  {gc: gcUnsupported},
+	{Group: "events.k8s.io", Resource: "events"}:                     {gc: gcUnsupported},
+	{Group: "", Resource: "namespaces"}:                              {onCreate: namespaceCreate},
+	{Group: "", Resource: "nodes"}:                                   {keepStatusOnCreate: true},
+	{Group: "networking.k8s.io", Resource: "ingresses"}:              {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "ingressclasses"}:         {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "networkpolicies"}:        {generation: genSpec},
+	{Group: "policy", Resource: "poddisruptionbudgets"}:              {generation: genSpec, conditionalOnly: true},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:     {generation: genSpec},
+	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:        {generation: genCreateOnly},
+	{Group: "discovery.k8s.io", Resource: "endpointslices"}:          {generation: genNonMetadata},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}: {generation: genSpec, statusMeta: resetAllMeta},
+	// Strategies whose AllowUnconditionalUpdate is false, and nothing
+	// else the model needs.
+	{Group: "coordination.k8s.io", Resource: "leases"}:                                     {conditionalOnly: true},
+	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:                            {conditionalOnly: true},
+	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                                     {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "csidrivers"}:                                      {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "csinodes"}:                                        {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:                            {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}:                               {conditionalOnly: true},
+	{Group: "certificates.k8s.io", Resource: "clustertrustbundles"}:                        {conditionalOnly: true},
+	{Group: "internal.apiserver.k8s.io", Resource: "storageversions"}:                      {conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:     {generation: genNonMetadata, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}:   {generation: genNonMetadata, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: {generation: genSpec, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:         {generation: genSpec, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}:   {generation: genSpec, conditionalOnly: true},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}:       {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       {generation: genSpec, statusMeta: resetAllMeta, conditionalOnly: true},
 }
 
 // customStrategy is the strategy of every custom resource
 // (k8s.io/apiextensions-apiserver/pkg/registry/customresource).
-var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMeta}
+var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMeta, conditionalOnly: true}
 
 // parts splits an object into its top-level fields other than the type
 // and object metadata: "spec", "status", "data", ... by JSON name for

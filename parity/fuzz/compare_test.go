@@ -96,7 +96,12 @@ func compareStates(i int, o op, kind string, beforeM, beforeS map[string]objStat
 		so, sok := s.objects[k]
 		mst, sst := stored(beforeM, m.objects, k), stored(beforeS, s.objects, k)
 		if mst != sst {
-			add(k+": resourceVersion", mst, sst)
+			field := k + ": resourceVersion"
+			if managedOnly(beforeS[k], s.objects[k]) {
+				// The server's write changed the managed fields alone.
+				field += " (managed fields only)"
+			}
+			add(field, mst, sst)
 		}
 		if !mok || !sok {
 			continue
@@ -121,6 +126,14 @@ func compareStates(i int, o op, kind string, beforeM, beforeS map[string]objStat
 		}
 	}
 	return out
+}
+
+// managedOnly reports whether a server object changed its managed fields
+// and nothing else.
+func managedOnly(before, after objState) bool {
+	return before.object != nil && after.object != nil && before.rv != after.rv &&
+		before.managers != after.managers && reflect.DeepEqual(before.object, after.object) &&
+		before.generation == after.generation
 }
 
 // stored says how an object changed: created, new resourceVersion, same

@@ -50,6 +50,9 @@ type fuzzer struct {
 	srvK8s kubernetes.Interface
 	run    string
 	n      int
+	// reported are the classes reported in this run: each is shrunk and
+	// shown once.
+	reported map[string]int
 	// per side: time in requests and their number.
 	modelTime, serverTime time.Duration
 	modelReqs, serverReqs int
@@ -62,7 +65,7 @@ func TestFuzz(t *testing.T) {
 	srv := parity.Shared(t)
 	cfg := srv.ClientConfig(nil)
 	cfg.QPS, cfg.Burst = 1e6, 1e6
-	fz := &fuzzer{t: t, ctx: t.Context(), run: randomHex()}
+	fz := &fuzzer{t: t, ctx: t.Context(), run: randomHex(), reported: map[string]int{}}
 	var err error
 	if fz.srvDyn, err = dynamic.NewForConfig(cfg); err != nil {
 		t.Fatal(err)
@@ -70,7 +73,11 @@ func TestFuzz(t *testing.T) {
 	if fz.srvK8s, err = kubernetes.NewForConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
-	fz.model = fixture.New(t, crd.Files(t, crdFiles...))
+	opts := []fixture.Option{crd.Files(t, crdFiles...)}
+	if os.Getenv("CTRLTEST_FUZZ_FIELDMANAGED") == "1" {
+		opts = append(opts, fixture.WithClientset(fixture.KubeFieldManaged))
+	}
+	fz.model = fixture.New(t, opts...)
 
 	seeds, keep, budget := fixedSeeds, []int(nil), defaultTime
 	if v := os.Getenv(EnvTime); v != "" {
@@ -121,11 +128,14 @@ func TestFuzz(t *testing.T) {
 		base := freshSeed()
 		t.Logf("fresh seeds from %d for %v (replay one: %s=<seed> go test -run TestFuzz -v ./fuzz)", base, budget, EnvSeed)
 		deadline := time.Now().Add(budget)
-		for seed := base; time.Now().Before(deadline) && failed < 5; seed++ {
+		for seed := base; time.Now().Before(deadline) && len(fz.reported) < 20; seed++ {
 			check(seed)
 		}
 	}
 	t.Logf("\n%s", fz.summary(sequences, counts))
+	if failed > 0 {
+		t.Errorf("%d of %d sequences diverge in ways no known class accepts, in %d class(es):\n%s", failed, sequences, len(fz.reported), fz.classes())
+	}
 }
 
 // only keeps the requests at the 1-based positions keep.
@@ -142,17 +152,34 @@ func (s sequence) only(keep []int) sequence {
 
 // classify marks each divergence with the known class that accepts it,
 // counts them per class, and returns the unknown ones.
+//
+// A class that leaves the two sides' objects different (taints) accepts
+// every later divergence of the object it diverged on too: what follows
+// from a known difference is not a new one.
 func classify(divs []divergence, counts map[string]int) []divergence {
 	var unknown []divergence
+	tainted := map[string]string{} // object key -> class
 	for i := range divs {
+		d := &divs[i]
 		for _, k := range knownClasses {
-			if k.match(divs[i]) {
-				divs[i].Known = k.name
+			if k.match(*d) {
+				d.Known = k.name
+				if k.taints {
+					tainted[d.Kind+"/"+d.Op.Name] = k.name
+				}
 				break
 			}
 		}
-		if divs[i].Known == "" {
-			unknown = append(unknown, divs[i])
+		if d.Known == "" {
+			for obj, class := range tainted {
+				if d.Kind+"/"+d.Op.Name == obj || strings.HasPrefix(d.Field, obj+": ") {
+					d.Known = class
+					break
+				}
+			}
+		}
+		if d.Known == "" {
+			unknown = append(unknown, *d)
 			counts["(unknown)"]++
 		} else {
 			counts[divs[i].Known]++
@@ -231,13 +258,12 @@ func brief(st state) string {
 // for each class, the shortest sequence that still shows it.
 func (fz *fuzzer) report(seq sequence, unknown []divergence) {
 	fz.t.Helper()
-	seen := map[string]bool{}
 	for _, d := range unknown {
 		c := d.class()
-		if seen[c] {
+		fz.reported[c]++
+		if fz.reported[c] > 1 {
 			continue
 		}
-		seen[c] = true
 		keep, shown := fz.shrink(seq, d)
 		var b strings.Builder
 		fmt.Fprintf(&b, "seed %d: the model and the server diverge (%s)\n", seq.seed, c)
@@ -253,6 +279,15 @@ func (fz *fuzzer) report(seq sequence, unknown []divergence) {
 		fmt.Fprintf(&b, "  replay: %s=%d %s=%s go test -run TestFuzz -v ./fuzz\n", EnvSeed, seq.seed, EnvKeep, joinInts(keep))
 		fz.t.Error(b.String())
 	}
+}
+
+// classes lists the unknown classes reported, with their counts.
+func (fz *fuzzer) classes() string {
+	var b strings.Builder
+	for _, c := range sortedKeys(fz.reported) {
+		fmt.Fprintf(&b, "  %d\t%s\n", fz.reported[c], c)
+	}
+	return b.String()
 }
 
 // shrink removes requests from seq while a divergence of d's class no

@@ -76,23 +76,26 @@ func obj(apiVersion, kind, name string, fields map[string]any) map[string]any {
 	return out
 }
 
-// resources are the types the fuzzer covers: 15 built-in, 3 custom.
+// resources are the types the fuzzer covers: 15 built-in, 3 custom. The
+// objects set what the server would default where a request changes it
+// (replicas, which the scale subresource writes): the model applies no
+// defaults of its own (fixture.WithDefaulting brings them).
 var resources = []resource{{
 	kind: "Deployment", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
 	object: func(name string) map[string]any {
-		return obj("apps/v1", "Deployment", name, map[string]any{"spec": map[string]any{"selector": selector(), "template": template()}})
+		return obj("apps/v1", "Deployment", name, map[string]any{"spec": map[string]any{"replicas": int64(1), "selector": selector(), "template": template()}})
 	},
 	spec: minReadySeconds, status: observedGeneration, template: templateNotes, scale: true,
 }, {
 	kind: "ReplicaSet", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"},
 	object: func(name string) map[string]any {
-		return obj("apps/v1", "ReplicaSet", name, map[string]any{"spec": map[string]any{"selector": selector(), "template": template()}})
+		return obj("apps/v1", "ReplicaSet", name, map[string]any{"spec": map[string]any{"replicas": int64(1), "selector": selector(), "template": template()}})
 	},
 	spec: minReadySeconds, status: observedGeneration, template: templateNotes, scale: true,
 }, {
 	kind: "StatefulSet", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
 	object: func(name string) map[string]any {
-		return obj("apps/v1", "StatefulSet", name, map[string]any{"spec": map[string]any{"selector": selector(), "template": template()}})
+		return obj("apps/v1", "StatefulSet", name, map[string]any{"spec": map[string]any{"replicas": int64(1), "selector": selector(), "template": template()}})
 	},
 	spec: minReadySeconds, status: observedGeneration, template: templateNotes, scale: true,
 }, {
@@ -104,7 +107,7 @@ var resources = []resource{{
 }, {
 	kind: "ReplicationController", gvr: schema.GroupVersionResource{Version: "v1", Resource: "replicationcontrollers"},
 	object: func(name string) map[string]any {
-		return obj("v1", "ReplicationController", name, map[string]any{"spec": map[string]any{"selector": labels(), "template": template()}})
+		return obj("v1", "ReplicationController", name, map[string]any{"spec": map[string]any{"replicas": int64(1), "selector": labels(), "template": template()}})
 	},
 	spec: minReadySeconds, status: observedGeneration, template: templateNotes, scale: true,
 }, {

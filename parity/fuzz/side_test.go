@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,11 @@ type objState struct {
 	managers   string
 	object     map[string]any
 }
+
+var (
+	uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	rvPattern  = regexp.MustCompile(`((?:ResourceVersion in the precondition|in record) )\(\d+\)`)
+)
 
 const (
 	finalizerPrefix = "fuzz.ctrltest.dev/f"
@@ -153,12 +159,35 @@ func normalize(u *unstructured.Unstructured, name string) map[string]any {
 		if _, ok := m["deletionTimestamp"]; ok {
 			m["deletionTimestamp"] = "(set)"
 		}
-		if name != "" {
+		if real, _ := m["name"].(string); name != "" && real != name {
+			// A Job's labels carry its name: show the generated one
+			// wherever it appears.
+			out = renamed(out, real, name).(map[string]any)
+			m = out["metadata"].(map[string]any)
 			m["name"] = name
 		}
 	}
 	scrub(out)
 	return out
+}
+
+// renamed replaces each string equal to from by to.
+func renamed(v any, from, to string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = renamed(x, from, to)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = renamed(x, from, to)
+		}
+	case string:
+		if v == from {
+			return to
+		}
+	}
+	return v
 }
 
 func scrub(v any) {
@@ -198,6 +227,9 @@ func (s *side) errText(err error) string {
 		for name, g := range s.gen {
 			msg = strings.ReplaceAll(msg, name, g)
 		}
+		// uids and resourceVersions are each side's own.
+		msg = uidPattern.ReplaceAllString(msg, "<uid>")
+		msg = rvPattern.ReplaceAllString(msg, "$1(<rv>)")
 		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, msg)
 	}
 	return "error: " + strings.ReplaceAll(err.Error(), s.ns, "<ns>")
@@ -211,7 +243,15 @@ func (s *side) do(ctx context.Context, seq sequence, o op) state {
 	st.err = s.errText(err)
 	st.names = names
 	if ans != nil && err == nil {
-		st.answer = normalize(ans, s.shownName(ans))
+		name := ans.GetName()
+		if g := ans.GetGenerateName(); o.DryRun && g != "" && strings.HasPrefix(name, g) {
+			// A dry run's generated name is not taken: the model gives
+			// the next create the same one, the server another.
+			name = g + "(dry run)"
+		} else {
+			name = s.shownName(ans)
+		}
+		st.answer = normalize(ans, name)
 	}
 	objs, rerr := s.snapshot(ctx, seq)
 	if rerr != nil {

@@ -1,0 +1,225 @@
+package apiserver
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+)
+
+// The classes of divergence the differential fuzzer (parity/fuzz) found
+// between the model and kube-apiserver v1.37, each with the server's
+// answer as the fuzzer recorded it.
+
+// fidelityWorld is newWorld with the kinds these tests need besides.
+func fidelityWorld(t *testing.T) *world {
+	t.Helper()
+	w := newWorld(t)
+	add := func(gv schema.GroupVersion, resource, kind string, status bool) {
+		gvk := gv.WithKind(kind)
+		w.res[gv.Version+"/"+resource] = &Resource{GVR: gv.WithResource(resource), GVK: gvk, Namespaced: true, Status: status, Store: w.tracker,
+			New: func() (runtime.Object, error) {
+				obj, err := scheme.Scheme.New(gvk)
+				if err == nil {
+					obj.GetObjectKind().SetGroupVersionKind(gvk)
+				}
+				return obj, err
+			}}
+	}
+	add(batchv1.SchemeGroupVersion, "jobs", "Job", true)
+	add(coordinationv1.SchemeGroupVersion, "leases", "Lease", false)
+	add(corev1.SchemeGroupVersion, "events", "Event", false)
+	return w
+}
+
+func configMap(name string, finalizers ...string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: finalizers}}
+}
+
+func deleteAction(resource, name string, opts metav1.DeleteOptions) clienttesting.DeleteActionImpl {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: resource}
+	if resource == "jobs" {
+		gvr = batchv1.SchemeGroupVersion.WithResource(resource)
+	}
+	return clienttesting.NewDeleteActionWithOptions(gvr, "ns", name, opts)
+}
+
+func policy(p metav1.DeletionPropagation) metav1.DeleteOptions {
+	return metav1.DeleteOptions{PropagationPolicy: &p}
+}
+
+func finalizersOf(t *testing.T, obj runtime.Object) []string {
+	t.Helper()
+	if obj == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.GetFinalizers()
+}
+
+// A second delete with another propagation policy of an object already
+// being deleted swaps the garbage collector's finalizers (the registry's
+// updateForGracefulDeletionAndFinalizers), and one that removes the last
+// finalizer deletes the object.
+func TestDeleteAgainChangesGCFinalizers(t *testing.T) {
+	w := fidelityWorld(t)
+	w.create(t, "v1/configmaps", configMap("c", "example.com/keep"))
+	steps := []struct {
+		opts    metav1.DeleteOptions
+		want    []string
+		changed bool
+	}{
+		{policy(metav1.DeletePropagationOrphan), []string{"example.com/keep", metav1.FinalizerOrphanDependents}, true},
+		{policy(metav1.DeletePropagationForeground), []string{"example.com/keep", metav1.FinalizerDeleteDependents}, true},
+		{metav1.DeleteOptions{}, []string{"example.com/keep", metav1.FinalizerDeleteDependents}, false},
+		{policy(metav1.DeletePropagationBackground), []string{"example.com/keep"}, true},
+	}
+	for i, s := range steps {
+		_, changed, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "c", s.opts))
+		if err != nil {
+			t.Fatalf("delete %d: %v", i+1, err)
+		}
+		if got := finalizersOf(t, w.get(t, "v1/configmaps", "c")); !slices.Equal(got, s.want) || changed != s.changed {
+			t.Errorf("delete %d (%v): finalizers %q, changed %v; want %q, %v", i+1, s.opts.PropagationPolicy, got, changed, s.want, s.changed)
+		}
+	}
+	// Only the orphan finalizer left: a background delete removes it, and
+	// the object with it.
+	w.create(t, "v1/configmaps", configMap("d"))
+	for _, p := range []metav1.DeletionPropagation{metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground} {
+		if _, _, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "d", policy(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.get(t, "v1/configmaps", "d"); got != nil {
+		t.Errorf("after an orphan then a background delete: %v; want it deleted", finalizersOf(t, got))
+	}
+}
+
+// Jobs (batch/v1) and ReplicationControllers (v1) orphan their dependents
+// by default: a delete without a policy adds the orphan finalizer, which
+// keeps them until a garbage collector removes it. Events support no
+// propagation policy.
+func TestDefaultGarbageCollectionPolicy(t *testing.T) {
+	w := fidelityWorld(t)
+	w.create(t, "v1/jobs", &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j"}})
+	w.create(t, "v1/replicationcontrollers", &corev1.ReplicationController{ObjectMeta: metav1.ObjectMeta{Name: "rc"}})
+	w.create(t, "v1/events", &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e", Finalizers: []string{"example.com/keep"}}})
+	for _, c := range []struct{ key, resource, name string }{{"v1/jobs", "jobs", "j"}, {"v1/replicationcontrollers", "replicationcontrollers", "rc"}} {
+		if _, _, err := w.do(t, c.key, deleteAction(c.resource, c.name, metav1.DeleteOptions{})); err != nil {
+			t.Fatal(err)
+		}
+		got := w.get(t, c.key, c.name)
+		if got == nil || !slices.Equal(finalizersOf(t, got), []string{metav1.FinalizerOrphanDependents}) {
+			t.Errorf("%s deleted with default options: %v; want it kept with the orphan finalizer", c.resource, got)
+		}
+	}
+	if _, _, err := w.do(t, "v1/events", deleteAction("events", "e", policy(metav1.DeletePropagationOrphan))); err != nil {
+		t.Fatal(err)
+	}
+	if got := finalizersOf(t, w.get(t, "v1/events", "e")); !slices.Equal(got, []string{"example.com/keep"}) {
+		t.Errorf("event deleted with the orphan policy: finalizers %q; want its own only", got)
+	}
+}
+
+// Error messages, word for word as kube-apiserver v1.37 words them.
+func TestServerErrorMessages(t *testing.T) {
+	w := fidelityWorld(t)
+	w.create(t, "v1/configmaps", configMap("c", "example.com/keep"))
+	stored, _ := meta.Accessor(w.get(t, "v1/configmaps", "c"))
+	uid := stored.GetUID()
+
+	// rest.BeforeDelete names the kind, not the resource.
+	_, _, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "c", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(types.UID("other"))}}))
+	want := `Operation cannot be fulfilled on ConfigMap "c": the UID in the precondition (other) does not match the UID in record (` + string(uid) + `). The object might have been deleted and then recreated`
+	if err == nil || err.Error() != want || !apierrors.IsConflict(err) {
+		t.Errorf("delete with a stale uid: %v;\nwant the Conflict %q", err, want)
+	}
+	_, _, err = w.do(t, "v1/configmaps", deleteAction("configmaps", "c", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: ptr.To("0")}}))
+	want = `Operation cannot be fulfilled on ConfigMap "c": the ResourceVersion in the precondition (0) does not match the ResourceVersion in record (` + stored.GetResourceVersion() + `). The object might have been modified`
+	if err == nil || err.Error() != want {
+		t.Errorf("delete with a stale resourceVersion: %v;\nwant %q", err, want)
+	}
+
+	// A create of a name held by an object being deleted.
+	if _, _, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "c", metav1.DeleteOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = w.do(t, "v1/configmaps", clienttesting.NewCreateAction(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", configMap("c")))
+	if want := `object is being deleted: configmaps "c" already exists`; err == nil || err.Error() != want || !apierrors.IsAlreadyExists(err) {
+		t.Errorf("create over an object being deleted: %v; want the AlreadyExists %q", err, want)
+	}
+
+	// No finalizer may be added to an object being deleted.
+	cm := w.get(t, "v1/configmaps", "c").(*corev1.ConfigMap)
+	cm.Finalizers = append(cm.Finalizers, "example.com/b", "example.com/a")
+	_, _, err = w.do(t, "v1/configmaps", clienttesting.NewUpdateAction(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", cm))
+	want = `ConfigMap "c" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/a", "example.com/b"}`
+	if err == nil || err.Error() != want || !apierrors.IsInvalid(err) {
+		t.Errorf("update adding finalizers while deleting: %v;\nwant %q", err, want)
+	}
+
+	// A JSON patch that does not apply: the generic 422 (the server's
+	// patcher names no verb nor resource, and drops the patch's error).
+	w.create(t, "v1/configmaps", configMap("p"))
+	_, _, err = w.do(t, "v1/configmaps", clienttesting.NewPatchAction(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", "p",
+		types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/labels/x"}]`)))
+	want = "the server rejected our request due to an error in our request"
+	if err == nil || err.Error() != want || !apierrors.IsInvalid(err) {
+		t.Errorf("JSON patch removing a missing field: %v; want the Invalid %q", err, want)
+	}
+
+	// A resource whose strategy refuses unconditional updates.
+	w.create(t, "v1/leases", &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "l"}})
+	lease := w.get(t, "v1/leases", "l").(*coordinationv1.Lease)
+	lease.ResourceVersion = ""
+	lease.Spec.HolderIdentity = ptr.To("me")
+	_, _, err = w.do(t, "v1/leases", clienttesting.NewUpdateAction(coordinationv1.SchemeGroupVersion.WithResource("leases"), "ns", lease))
+	want = `leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`
+	if err == nil || err.Error() != want {
+		t.Errorf("unconditional update of a Lease: %v;\nwant %q", err, want)
+	}
+}
+
+// A custom resource: a strategic merge patch is refused (415) before the
+// object is read, and a subresource its CRD does not declare is the
+// resource's NotFound, naming it.
+func TestCustomResourceRefusals(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gadget"}
+	r := &Resource{GVR: gvk.GroupVersion().WithResource("gadgets"), GVK: gvk, Namespaced: true, Custom: true,
+		Store: &mapStore{objs: map[string]*unstructured.Unstructured{}},
+		New: func() (runtime.Object, error) {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gvk)
+			return u, nil
+		}}
+	m := NewModel(time.Now, 0)
+	_, _, err := m.Do(r, clienttesting.NewPatchAction(r.GVR, "ns", "missing", types.StrategicMergePatchType, []byte(`{}`)))
+	if !apierrors.IsUnsupportedMediaType(err) {
+		t.Errorf("strategic merge patch of a missing custom resource: %v; want 415", err)
+	}
+	_, _, err = m.Do(r, clienttesting.NewPatchSubresourceAction(r.GVR, "ns", "g", types.MergePatchType, []byte(`{}`), "status"))
+	if want := `gadgets.example.com "g" not found`; !apierrors.IsNotFound(err) || err.Error() != want {
+		t.Errorf("patch of /status the CRD does not declare: %v; want the NotFound %q", err, want)
+	}
+	if err != nil && strings.Contains(err.Error(), "could not find the requested resource") {
+		t.Errorf("a custom resource's undeclared subresource answered as a built-in's missing route: %v", err)
+	}
+}
