@@ -35,7 +35,7 @@ var knownClasses = []knownClass{{
 	name: "writes that change managed fields only",
 	reason: "a write that changes nothing but its manager's entry (a /scale or a status write through the main resource " +
 		"whose value the strategy drops) is a no-op on the model and a new resourceVersion on the server, which records the manager",
-	match: func(d divergence) bool { return strings.HasSuffix(d.Field, ": resourceVersion (managed fields only)") },
+	match:  func(d divergence) bool { return strings.HasSuffix(d.Field, ": resourceVersion (managed fields only)") },
 	taints: true,
 }, {
 	name: "applies that conflict with an update's manager",
