@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -124,18 +125,47 @@ func TestFuzz(t *testing.T) {
 	for _, seed := range seeds {
 		check(seed)
 	}
+	seedsLine := fmt.Sprintf("fixed seeds %d-%d", fixedSeeds[0], fixedSeeds[len(fixedSeeds)-1])
+	if replay {
+		seedsLine = "replayed seeds " + os.Getenv(EnvSeed)
+	}
 	if budget > 0 {
 		base := freshSeed()
-		t.Logf("fresh seeds from %d for %v (replay one: %s=<seed> go test -run TestFuzz -v ./fuzz)", base, budget, EnvSeed)
+		seedsLine += fmt.Sprintf("; fresh seeds from %d for %v (replay one: make fuzz FUZZSEED=<seed>)", base, budget)
+		t.Log(seedsLine)
 		deadline := time.Now().Add(budget)
 		for seed := base; time.Now().Before(deadline) && len(fz.reported) < 20; seed++ {
 			check(seed)
 		}
 	}
-	t.Logf("\n%s", fz.summary(sequences, counts))
+	summary := seedsLine + "\n" + fz.summary(sequences, counts)
+	t.Logf("\n%s", summary)
+	if err := appendReport(t.Name(), summary, fz.classes()); err != nil {
+		t.Errorf("fuzz: writing the report: %v", err)
+	}
 	if failed > 0 {
 		t.Errorf("%d of %d sequences diverge in ways no known class accepts, in %d class(es):\n%s", failed, sequences, len(fz.reported), fz.classes())
 	}
+}
+
+// appendReport adds the run's summary and its unknown classes to the file
+// $CTRLTEST_PARITY_REPORT names, if any: make parity prints it after the
+// tests, so that CI shows the seeds it ran.
+func appendReport(test, summary, unknown string) error {
+	path := os.Getenv(parity.EnvReport)
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	text := fmt.Sprintf("=== %s: %s", test, summary)
+	if unknown != "" {
+		text += "unknown classes:\n" + unknown
+	}
+	_, err = f.WriteString(text)
+	return errors.Join(err, f.Close())
 }
 
 // only keeps the requests at the 1-based positions keep.
