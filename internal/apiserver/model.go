@@ -9,8 +9,10 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 )
@@ -46,6 +49,54 @@ type Store interface {
 type FieldManager interface {
 	Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error)
 	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)
+}
+
+// SubresourceFieldManager is a FieldManager that has a field manager for
+// writes of each subresource ("status", "scale"), whose managed fields
+// entries name the subresource, as kube-apiserver's do.
+type SubresourceFieldManager interface {
+	FieldManager
+	Subresource(sub string) (FieldManager, error)
+}
+
+// fieldsFor is the field manager of r's writes of subresource sub ("" for
+// the resource itself): r.Fields (nil when there is none), or r.Applier
+// for an apply.
+func (r *Resource) fieldsFor(sub string, apply bool) (FieldManager, error) {
+	fm := r.Fields
+	if fm == nil && apply {
+		fm = r.Applier
+	}
+	if sf, ok := fm.(SubresourceFieldManager); ok && sub != "" {
+		return sf.Subresource(sub)
+	}
+	return fm, nil
+}
+
+// userAgentManager is the field manager kube-apiserver names for a write
+// that names none: the prefix of the request's user agent before its first
+// "/", as client-go's default user agent makes it (the program's name).
+var userAgentManager = sync.OnceValue(func() string {
+	ua := strings.Split(rest.DefaultKubernetesUserAgent(), "/")[0]
+	var b strings.Builder
+	for _, r := range ua {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len() >= 128 { // validation.FieldManagerMaxLength
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+})
+
+// managerOf is the request's field manager, or the user agent's.
+func managerOf(manager string) string {
+	if manager != "" {
+		return manager
+	}
+	return userAgentManager()
 }
 
 // Resource is one resource the model serves.
@@ -309,6 +360,16 @@ type write struct {
 	unconditional bool
 	// managed: the managed fields are computed already (an apply).
 	managed bool
+	// scale: a write of the scale subresource, through its parent.
+	scale bool
+}
+
+// fieldsSub is the subresource whose field manager records the write.
+func (w write) fieldsSub(sub string) string {
+	if w.scale {
+		return "scale"
+	}
+	return sub
 }
 
 func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (runtime.Object, error) {
@@ -354,7 +415,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if obj, err = r.Fields.Update(empty, obj, w.manager); err != nil {
+		if obj, err = r.Fields.Update(empty, obj, managerOf(w.manager)); err != nil {
 			return nil, err
 		}
 		om, _ = meta.Accessor(obj)
@@ -413,13 +474,19 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
-	if r.Fields != nil && !w.managed {
-		if obj, err = r.Fields.Update(old, obj, w.manager); err != nil {
+	m.prepareForUpdate(r, sub, obj, old)
+	// The managed fields of what the strategy kept: the server's field
+	// manager ignores the fields the strategy resets (its
+	// GetResetFields), a main-resource write's status, a /status write's
+	// spec.
+	if fm, err := r.fieldsFor(w.fieldsSub(sub), false); err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	} else if fm != nil && !w.managed {
+		if obj, err = fm.Update(old, obj, managerOf(w.manager)); err != nil {
 			return nil, false, err
 		}
 		om, _ = meta.Accessor(obj)
 	}
-	m.prepareForUpdate(r, sub, obj, old)
 	if err := noNewFinalizers(r, om, oldMeta); err != nil {
 		return nil, false, err
 	}
@@ -578,9 +645,9 @@ func unsupportedPatch(pt types.PatchType) error {
 }
 
 func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
-	fm := r.Fields
-	if fm == nil {
-		fm = r.Applier
+	fm, err := r.fieldsFor(sub, true)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
 	}
 	if fm == nil {
 		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ServerSideApply or fixture.FieldManaged (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
@@ -591,7 +658,8 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 	}
 	config.SetName(a.GetName())
 	force := a.PatchOptions.Force != nil && *a.PatchOptions.Force
-	live, err := r.Store.Get(r.GVR, ns, a.GetName())
+	var live runtime.Object
+	live, err = r.Store.Get(r.GVR, ns, a.GetName())
 	exists := err == nil
 	if apierrors.IsNotFound(err) {
 		if sub != "" {

@@ -27,6 +27,11 @@ type divergence struct {
 	Model, Server string
 	// Known is the known class that accepts it ("" for none).
 	Known string
+	// Custom: the request's resource is a custom resource.
+	Custom bool
+	// FieldManaged: the model tracks the managed fields of every write of
+	// built-in kinds (fixture.KubeFieldManaged).
+	FieldManaged bool
 }
 
 // class is what two divergences share when they are the same problem: the
@@ -61,10 +66,14 @@ func (d divergence) String() string {
 
 // compareStates lists the divergences of one request, from the objects
 // before it (on each side) and the states after it.
-func compareStates(i int, o op, kind string, beforeM, beforeS map[string]objState, m, s state) []divergence {
+func compareStates(i int, o op, r resource, fieldManaged bool, beforeM, beforeS map[string]objState, m, s state) []divergence {
 	var out []divergence
 	add := func(field, mv, sv string) {
-		out = append(out, divergence{Index: i, Op: o, Kind: kind, Field: field, Model: mv, Server: sv})
+		custom := r.custom
+		if k, _, ok := strings.Cut(field, "/"); ok && k != r.kind { // another resource's object
+			custom = customKinds[k]
+		}
+		out = append(out, divergence{Index: i, Op: o, Kind: r.kind, Field: field, Model: mv, Server: sv, Custom: custom, FieldManaged: fieldManaged})
 	}
 	if m.err != s.err {
 		add("error", m.err, s.err)

@@ -36,8 +36,8 @@ const (
 )
 
 // defaultTime is the budget of fresh seeds when EnvTime is unset (CI's
-// make parity).
-const defaultTime = 60 * time.Second
+// make parity): TestFuzz's; TestFuzzFieldManaged runs for a third of it.
+const defaultTime = 45 * time.Second
 
 // fixedSeeds run on every run, before the fresh ones.
 var fixedSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
@@ -51,6 +51,8 @@ type fuzzer struct {
 	srvK8s kubernetes.Interface
 	run    string
 	n      int
+	// fieldManaged: the model runs with fixture.KubeFieldManaged.
+	fieldManaged bool
 	// reported are the classes reported in this run: each is shrunk and
 	// shown once.
 	reported map[string]int
@@ -60,13 +62,22 @@ type fuzzer struct {
 }
 
 // TestFuzz runs the fixed seeds' sequences, then fresh seeds' for the
-// budget (EnvTime), on the model and on the server, and fails on each
-// divergence no known class accepts, with its shortest sequence.
-func TestFuzz(t *testing.T) {
+// budget (EnvTime), on the fixture's default world and on the server, and
+// fails on each divergence no known class accepts, with its shortest
+// sequence.
+func TestFuzz(t *testing.T) { fuzz(t, false, defaultTime) }
+
+// TestFuzzFieldManaged is TestFuzz on a world whose built-in kinds track
+// the managed fields of every write (fixture.KubeFieldManaged), for a
+// third of the budget: there the managed fields of built-in kinds must be
+// the server's.
+func TestFuzzFieldManaged(t *testing.T) { fuzz(t, true, defaultTime/3) }
+
+func fuzz(t *testing.T, fieldManaged bool, defaultBudget time.Duration) {
 	srv := parity.Shared(t)
 	cfg := srv.ClientConfig(nil)
 	cfg.QPS, cfg.Burst = 1e6, 1e6
-	fz := &fuzzer{t: t, ctx: t.Context(), run: randomHex(), reported: map[string]int{}}
+	fz := &fuzzer{t: t, ctx: t.Context(), run: randomHex(), reported: map[string]int{}, fieldManaged: fieldManaged}
 	var err error
 	if fz.srvDyn, err = dynamic.NewForConfig(cfg); err != nil {
 		t.Fatal(err)
@@ -75,15 +86,18 @@ func TestFuzz(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := []fixture.Option{crd.Files(t, crdFiles...)}
-	if os.Getenv("CTRLTEST_FUZZ_FIELDMANAGED") == "1" {
+	if fieldManaged {
 		opts = append(opts, fixture.WithClientset(fixture.KubeFieldManaged))
 	}
 	fz.model = fixture.New(t, opts...)
 
-	seeds, keep, budget := fixedSeeds, []int(nil), defaultTime
+	seeds, keep, budget := fixedSeeds, []int(nil), defaultBudget
 	if v := os.Getenv(EnvTime); v != "" {
 		if budget, err = time.ParseDuration(v); err != nil {
 			t.Fatalf("%s=%q: %v", EnvTime, v, err)
+		}
+		if fieldManaged {
+			budget /= 3
 		}
 	}
 	replay := os.Getenv(EnvSeed) != ""
@@ -242,7 +256,7 @@ func (fz *fuzzer) runSequence(seq sequence, verbose bool) []divergence {
 	for i, o := range seq.ops {
 		ms := m.do(ctx, seq, o)
 		ss := s.do(ctx, seq, o)
-		d := compareStates(i+1, o, seq.res[o.Res].kind, beforeM, beforeS, ms, ss)
+		d := compareStates(i+1, o, seq.res[o.Res], fz.fieldManaged, beforeM, beforeS, ms, ss)
 		if verbose {
 			mark := ""
 			if len(d) > 0 {

@@ -25,6 +25,8 @@ type resource struct {
 	scale bool
 	// evict: Pods, whose eviction the fuzzer requests.
 	evict bool
+	// custom: a custom resource.
+	custom bool
 	// selectable is a field selector the resource's lists accept beside
 	// metadata.name ("" for none), with a value %d.
 	selectable string
@@ -35,6 +37,9 @@ type field struct {
 	path  []string
 	value func(i int) any
 }
+
+// customKinds are the kinds of the custom resources.
+var customKinds = map[string]bool{"Foo": true, "Gateway": true, "Widget": true}
 
 func (r resource) apiVersion() string { return r.gvr.GroupVersion().String() }
 
@@ -191,20 +196,20 @@ var resources = []resource{{
 	},
 	spec: &field{path: []string{"spec", "holderIdentity"}, value: strs("h")},
 }, {
-	kind: "Foo", gvr: schema.GroupVersionResource{Group: "samplecontroller.ctrltest.dev", Version: "v1alpha1", Resource: "foos"},
+	kind: "Foo", custom: true, gvr: schema.GroupVersionResource{Group: "samplecontroller.ctrltest.dev", Version: "v1alpha1", Resource: "foos"},
 	object: func(name string) map[string]any {
 		return obj("samplecontroller.ctrltest.dev/v1alpha1", "Foo", name, map[string]any{"spec": map[string]any{"deploymentName": "d0"}})
 	},
 	spec:   &field{path: []string{"spec", "deploymentName"}, value: strs("d")},
 	status: &field{path: []string{"status", "availableReplicas"}, value: ints},
 }, {
-	kind: "Gateway", gvr: schema.GroupVersionResource{Group: "gateway.ctrltest.dev", Version: "v1alpha1", Resource: "gateways"},
+	kind: "Gateway", custom: true, gvr: schema.GroupVersionResource{Group: "gateway.ctrltest.dev", Version: "v1alpha1", Resource: "gateways"},
 	object: func(name string) map[string]any {
 		return obj("gateway.ctrltest.dev/v1alpha1", "Gateway", name, map[string]any{"spec": map[string]any{"className": "c0"}})
 	},
 	spec: &field{path: []string{"spec", "className"}, value: strs("c")},
 }, {
-	kind: "Widget", gvr: schema.GroupVersionResource{Group: "crd.ctrltest.dev", Version: "v1", Resource: "widgets"},
+	kind: "Widget", custom: true, gvr: schema.GroupVersionResource{Group: "crd.ctrltest.dev", Version: "v1", Resource: "widgets"},
 	object: func(name string) map[string]any {
 		return obj("crd.ctrltest.dev/v1", "Widget", name, map[string]any{"spec": map[string]any{"color": "red", "size": int64(1)}})
 	},
