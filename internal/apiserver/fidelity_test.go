@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -221,5 +222,66 @@ func TestCustomResourceRefusals(t *testing.T) {
 	}
 	if err != nil && strings.Contains(err.Error(), "could not find the requested resource") {
 		t.Errorf("a custom resource's undeclared subresource answered as a built-in's missing route: %v", err)
+	}
+}
+
+// A dry run's answer carries the revision the store read: none for a
+// create, the stored one for an update.
+func TestDryRunAnswers(t *testing.T) {
+	w := fidelityWorld(t)
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	dry := []string{metav1.DryRunAll}
+	got, _, err := w.do(t, "v1/configmaps", clienttesting.NewCreateActionWithOptions(gvr, "ns", configMap("c"), metav1.CreateOptions{DryRun: dry}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := meta.Accessor(got); m.GetResourceVersion() != "" || m.GetUID() == "" || m.GetCreationTimestamp() == (metav1.Time{}) {
+		t.Errorf("dry-run create's answer: resourceVersion %q, uid %q, creationTimestamp %v; want no resourceVersion, a uid and a time",
+			m.GetResourceVersion(), m.GetUID(), m.GetCreationTimestamp())
+	}
+	w.create(t, "v1/configmaps", configMap("c"))
+	cm := w.get(t, "v1/configmaps", "c").(*corev1.ConfigMap)
+	stored := cm.ResourceVersion
+	cm.Data = map[string]string{"k": "v"}
+	got, _, err = w.do(t, "v1/configmaps", clienttesting.NewUpdateActionWithOptions(gvr, "ns", cm, metav1.UpdateOptions{DryRun: dry}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := meta.Accessor(got); m.GetResourceVersion() != stored {
+		t.Errorf("dry-run update's answer: resourceVersion %q; want the stored %q", m.GetResourceVersion(), stored)
+	}
+}
+
+// A DaemonSet's template generation (the annotation
+// deprecated.daemonset.template.generation) is 1 at create, rises with
+// each change of the pod template, and is the server's alone.
+func TestDaemonSetTemplateGeneration(t *testing.T) {
+	w := fidelityWorld(t)
+	gvr := appsv1.SchemeGroupVersion.WithResource("daemonsets")
+	w.res["v1/daemonsets"] = &Resource{GVR: gvr, GVK: appsv1.SchemeGroupVersion.WithKind("DaemonSet"), Namespaced: true, Status: true, Store: w.tracker,
+		New: func() (runtime.Object, error) { return &appsv1.DaemonSet{}, nil }}
+	w.create(t, "v1/daemonsets", &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds"}})
+	generation := func() string {
+		return w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet).Annotations[templateGeneration]
+	}
+	if g := generation(); g != "1" {
+		t.Errorf("after create: template generation %q; want 1", g)
+	}
+	update := func(sub string, edit func(*appsv1.DaemonSet)) {
+		t.Helper()
+		ds := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+		edit(ds)
+		if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewUpdateSubresourceAction(gvr, sub, "ns", ds)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update("", func(ds *appsv1.DaemonSet) { ds.Spec.Template.Annotations = map[string]string{"a": "1"} })
+	if g := generation(); g != "2" {
+		t.Errorf("after a template change: template generation %q; want 2", g)
+	}
+	update("", func(ds *appsv1.DaemonSet) { ds.Annotations[templateGeneration] = "7"; ds.Spec.MinReadySeconds = 3 })
+	update("status", func(ds *appsv1.DaemonSet) { delete(ds.Annotations, templateGeneration) })
+	if g := generation(); g != "2" {
+		t.Errorf("after writes that set or remove it: template generation %q; want 2 (the server's)", g)
 	}
 }

@@ -267,6 +267,20 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 		dry := *r
 		dry.Store = dryStore{r.Store}
 		obj, _, err := m.do(&dry, action, ns, sub, true)
+		if err == nil && obj != nil {
+			// The etcd3 store answers a dry run with the revision it
+			// read: none for an object it would create, the stored one
+			// for an object it would change.
+			if om, merr := meta.Accessor(obj); merr == nil && om.GetName() != "" {
+				rv := ""
+				if stored, gerr := r.Store.Get(r.GVR, ns, om.GetName()); gerr == nil {
+					if sm, serr := meta.Accessor(stored); serr == nil {
+						rv = sm.GetResourceVersion()
+					}
+				}
+				om.SetResourceVersion(rv)
+			}
+		}
 		return obj, false, err
 	}
 	return m.do(r, action, ns, sub, false)
@@ -513,6 +527,9 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 	oldMeta, _ := meta.Accessor(old)
 	om.SetGeneration(oldMeta.GetGeneration())
 	s := r.strategy()
+	if s.onUpdate != nil {
+		s.onUpdate(sub, obj, old)
+	}
 	if sub == "status" {
 		switch s.statusMeta {
 		case resetAllMeta:

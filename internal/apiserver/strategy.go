@@ -2,10 +2,12 @@ package apiserver
 
 import (
 	"reflect"
+	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -64,6 +66,10 @@ type strategy struct {
 	// onCreate applies the strategy's other changes on create (a Pod's
 	// phase and QoS class, a Job's selector, a Namespace's finalizer).
 	onCreate func(obj runtime.Object)
+	// onUpdate applies the strategy's other changes on an update of the
+	// resource (sub "") or its status (a DaemonSet's template
+	// generation).
+	onUpdate func(sub string, obj, old runtime.Object)
 	// conditionalOnly: the strategy's AllowUnconditionalUpdate is false,
 	// an update must send a resourceVersion (Leases,
 	// PodDisruptionBudgets, custom resources, ...).
@@ -97,7 +103,7 @@ var builtin = map[schema.GroupResource]strategy{
 	{Group: "apps", Resource: "deployments"}:                         {generation: genSpecOrAnnotations, statusMeta: resetLabels},
 	{Group: "apps", Resource: "replicasets"}:                         {generation: genSpec},
 	{Group: "apps", Resource: "statefulsets"}:                        {generation: genSpec},
-	{Group: "apps", Resource: "daemonsets"}:                          {generation: genSpec},
+	{Group: "apps", Resource: "daemonsets"}:                          {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate},
 	{Group: "batch", Resource: "jobs"}:                               {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
 	{Group: "batch", Resource: "cronjobs"}:                           {generation: genSpec},
 	{Group: "", Resource: "pods"}:                                    {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
@@ -300,6 +306,64 @@ func nonZero(l corev1.ResourceList, name corev1.ResourceName) (resource.Quantity
 // jobCreate is the Job strategy's generateSelectorIfNeeded: unless the job
 // has a manual selector, its pod template gets the job-name and
 // controller-uid labels and its selector the controller-uid label.
+// templateGeneration is the annotation of apps/v1 DaemonSets that holds
+// their internal spec.templateGeneration.
+const templateGeneration = "deprecated.daemonset.template.generation"
+
+// daemonSetCreate is the DaemonSet strategy's PrepareForCreate: the
+// template generation starts at 1 (a client's value of 1 or more is kept).
+func daemonSetCreate(obj runtime.Object) {
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	if g, err := strconv.ParseInt(om.GetAnnotations()[templateGeneration], 10, 64); err == nil && g >= 1 {
+		return
+	}
+	setAnnotation(om, templateGeneration, "1")
+}
+
+// daemonSetUpdate is the DaemonSet strategies' PrepareForUpdate: no client
+// sets the template generation; a change of the pod template raises it.
+func daemonSetUpdate(sub string, obj, old runtime.Object) {
+	om, err1 := meta.Accessor(obj)
+	oldMeta, err2 := meta.Accessor(old)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	g, _ := strconv.ParseInt(oldMeta.GetAnnotations()[templateGeneration], 10, 64)
+	if sub == "" && !equality.Semantic.DeepEqual(nestedOf(old, "spec", "template"), nestedOf(obj, "spec", "template")) {
+		g++
+	}
+	if g == 0 {
+		// The conversion writes no annotation for a zero generation.
+		a := om.GetAnnotations()
+		delete(a, templateGeneration)
+		om.SetAnnotations(a)
+		return
+	}
+	setAnnotation(om, templateGeneration, strconv.FormatInt(g, 10))
+}
+
+func setAnnotation(om metav1.Object, key, value string) {
+	a := om.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[key] = value
+	om.SetAnnotations(a)
+}
+
+// nestedOf is the JSON value at path in obj (nil when absent).
+func nestedOf(obj runtime.Object, path ...string) any {
+	u, err := toUnstructured(obj)
+	if err != nil {
+		return nil
+	}
+	v, _, _ := unstructured.NestedFieldNoCopy(u, path...)
+	return v
+}
+
 func jobCreate(obj runtime.Object) {
 	job, ok := obj.(*batchv1.Job)
 	if !ok || job.Spec.ManualSelector != nil && *job.Spec.ManualSelector {

@@ -90,6 +90,9 @@ func compareStates(i int, o op, r resource, fieldManaged bool, beforeM, beforeS 
 	case m.answer != nil && s.answer == nil:
 		add("answer", "an object", "none")
 	case m.answer != nil:
+		if mp, sp := presentMeta(m.answer), presentMeta(s.answer); mp != sp {
+			add("answer: metadata set", mp, sp)
+		}
 		for _, d := range diffFields(m.answer, s.answer) {
 			add("answer: "+d.Path, show(d.Fakes, d.InFakes), show(d.Server, d.InServer))
 		}
@@ -135,6 +138,20 @@ func compareStates(i int, o op, r resource, fieldManaged bool, beforeM, beforeS 
 		}
 	}
 	return out
+}
+
+// presentMeta lists which of the fields each side sets its own way an
+// answered object has (parity's comparison ignores their values): a dry
+// run's answer has a uid and a creation time but no resourceVersion.
+func presentMeta(obj map[string]any) string {
+	m, _ := obj["metadata"].(map[string]any)
+	var out []string
+	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp"} {
+		if v, ok := m[k]; ok && v != nil && v != "" {
+			out = append(out, k)
+		}
+	}
+	return orNone(strings.Join(out, ","))
 }
 
 // managedOnly reports whether a server object changed its managed fields

@@ -153,8 +153,15 @@ func normalize(u *unstructured.Unstructured, name string) map[string]any {
 	out := runtime.DeepCopyJSON(u.Object)
 	m, _ := out["metadata"].(map[string]any)
 	if m != nil {
-		for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "namespace", "managedFields", "generation", "selfLink"} {
+		for _, k := range []string{"namespace", "managedFields", "generation", "selfLink"} {
 			delete(m, k)
+		}
+		// Each side's own values, compared as present or not (a dry
+		// run's answer has a uid and a creation time, no resourceVersion).
+		for _, k := range []string{"uid", "resourceVersion", "creationTimestamp"} {
+			if v, ok := m[k]; ok && v != nil && v != "" {
+				m[k] = "(set)"
+			}
 		}
 		if _, ok := m["deletionTimestamp"]; ok {
 			m["deletionTimestamp"] = "(set)"
