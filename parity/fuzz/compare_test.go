@@ -181,12 +181,13 @@ func stored(before, after map[string]objState, k string) string {
 }
 
 // diffFields compares two normalized objects as parity does, without the
-// fields only the server set (its defaults: the model applies none).
+// fields outside metadata only the server set (its defaults: the model
+// applies none).
 func diffFields(model, server map[string]any) []parity.FieldDiff {
 	var out []parity.FieldDiff
 	for _, d := range parity.DiffFields(&unstructured.Unstructured{Object: model}, &unstructured.Unstructured{Object: server}) {
-		if d.Defaulted() {
-			continue
+		if d.Defaulted() && !strings.HasPrefix(d.Path, "metadata.") {
+			continue // a default (defaulting never writes metadata; strategies do)
 		}
 		out = append(out, d)
 	}
