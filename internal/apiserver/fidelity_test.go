@@ -285,3 +285,46 @@ func TestDaemonSetTemplateGeneration(t *testing.T) {
 		t.Errorf("after writes that set or remove it: template generation %q; want 2 (the server's)", g)
 	}
 }
+
+// An update of a missing object creates it where the strategy allows
+// create on update (Leases, Services, Roles, ...), whatever resourceVersion
+// it sends; elsewhere it is a 404.
+func TestUpdateCreates(t *testing.T) {
+	w := fidelityWorld(t)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "l", ResourceVersion: "5"}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("me")}}
+	_, changed, err := w.do(t, "v1/leases", clienttesting.NewUpdateAction(coordinationv1.SchemeGroupVersion.WithResource("leases"), "ns", lease))
+	if err != nil || !changed {
+		t.Fatalf("update of a missing Lease: changed %v, %v; want it created", changed, err)
+	}
+	if got := w.get(t, "v1/leases", "l"); got == nil || *got.(*coordinationv1.Lease).Spec.HolderIdentity != "me" {
+		t.Errorf("after an update of a missing Lease: %v; want it stored", got)
+	}
+	_, _, err = w.do(t, "v1/configmaps", clienttesting.NewUpdateAction(corev1.SchemeGroupVersion.WithResource("configmaps"), "ns", configMap("c")))
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("update of a missing ConfigMap: %v; want 404", err)
+	}
+}
+
+// Without a field manager, an update that sends no managed fields keeps
+// the stored ones (they come from applies), as the server's field manager
+// does for clients that do not know them; one empty entry clears them.
+func TestUpdateKeepsManagedFields(t *testing.T) {
+	w := fidelityWorld(t)
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	applied := configMap("c")
+	applied.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "a", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}}
+	w.create(t, "v1/configmaps", applied)
+	blind := configMap("c")
+	_, changed, err := w.do(t, "v1/configmaps", clienttesting.NewUpdateAction(gvr, "ns", blind))
+	if err != nil || changed {
+		t.Errorf("update sending no managed fields: changed %v, %v; want a no-op", changed, err)
+	}
+	reset := configMap("c")
+	reset.ManagedFields = []metav1.ManagedFieldsEntry{{}}
+	if _, _, err := w.do(t, "v1/configmaps", clienttesting.NewUpdateAction(gvr, "ns", reset)); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.get(t, "v1/configmaps", "c").(*corev1.ConfigMap).ManagedFields; len(got) != 0 {
+		t.Errorf("update sending one empty entry: managed fields %v; want none", got)
+	}
+}

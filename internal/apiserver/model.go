@@ -459,6 +459,17 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
 	old, err := r.Store.Get(r.GVR, ns, om.GetName())
+	if apierrors.IsNotFound(err) && sub == "" && !w.unconditional && !w.scale && r.strategy().createOnUpdate {
+		// The strategy allows create on update (Services, Leases, Roles,
+		// ...): the store's update of a missing object creates it, as a
+		// create would (rest.WipeObjectMetaSystemFields; the request's
+		// resourceVersion is no precondition then).
+		om.SetResourceVersion("")
+		om.SetUID("")
+		om.SetCreationTimestamp(metav1.Time{})
+		created, err := m.create(r, ns, obj, w)
+		return created, err == nil, err
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -500,6 +511,8 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 			return nil, false, err
 		}
 		om, _ = meta.Accessor(obj)
+	} else if !w.managed {
+		keepManagedFields(om, oldMeta)
 	}
 	if err := noNewFinalizers(r, om, oldMeta); err != nil {
 		return nil, false, err
@@ -581,6 +594,19 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 	}
 	if oldMeta.GetDeletionGracePeriodSeconds() != nil && om.GetDeletionGracePeriodSeconds() == nil {
 		om.SetDeletionGracePeriodSeconds(oldMeta.GetDeletionGracePeriodSeconds())
+	}
+}
+
+// keepManagedFields is what the server's field manager does with the
+// managed fields a request sends, for a model that tracks none: none (a
+// client that does not know them) keeps the stored ones; a single empty
+// entry clears them.
+func keepManagedFields(om, oldMeta metav1.Object) {
+	switch mf := om.GetManagedFields(); {
+	case len(mf) == 0:
+		om.SetManagedFields(oldMeta.GetManagedFields())
+	case len(mf) == 1 && reflect.DeepEqual(mf[0], metav1.ManagedFieldsEntry{}):
+		om.SetManagedFields(nil)
 	}
 }
 

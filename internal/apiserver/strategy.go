@@ -76,6 +76,9 @@ type strategy struct {
 	conditionalOnly bool
 	// gc is the strategy's DefaultGarbageCollectionPolicy.
 	gc gcPolicy
+	// createOnUpdate: the strategy allows create on update (Services,
+	// Leases, Roles, ...): an update of a missing object creates it.
+	createOnUpdate bool
 }
 
 // gcPolicy is a strategy's default garbage collection policy
@@ -100,32 +103,39 @@ const (
 // generation, a /status write that resets only the spec. Every built-in
 // resource that tracks metadata.generation is listed.
 var builtin = map[schema.GroupResource]strategy{
-	{Group: "apps", Resource: "deployments"}:                         {generation: genSpecOrAnnotations, statusMeta: resetLabels},
-	{Group: "apps", Resource: "replicasets"}:                         {generation: genSpec},
-	{Group: "apps", Resource: "statefulsets"}:                        {generation: genSpec},
-	{Group: "apps", Resource: "daemonsets"}:                          {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate},
-	{Group: "batch", Resource: "jobs"}:                               {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
-	{Group: "batch", Resource: "cronjobs"}:                           {generation: genSpec},
-	{Group: "", Resource: "pods"}:                                    {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
-	{Group: "", Resource: "podtemplates"}:                            {generation: genTemplate},
-	{Group: "", Resource: "replicationcontrollers"}:                  {generation: genSpec, gc: gcOrphan},
-	{Group: "", Resource: "events"}:                                  {gc: gcUnsupported},
-	{Group: "events.k8s.io", Resource: "events"}:                     {gc: gcUnsupported},
-	{Group: "", Resource: "namespaces"}:                              {onCreate: namespaceCreate},
-	{Group: "", Resource: "nodes"}:                                   {keepStatusOnCreate: true},
-	{Group: "networking.k8s.io", Resource: "ingresses"}:              {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "ingressclasses"}:         {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "networkpolicies"}:        {generation: genSpec},
-	{Group: "policy", Resource: "poddisruptionbudgets"}:              {generation: genSpec, conditionalOnly: true},
-	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:     {generation: genSpec},
-	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:        {generation: genCreateOnly},
-	{Group: "discovery.k8s.io", Resource: "endpointslices"}:          {generation: genNonMetadata},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}: {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "apps", Resource: "deployments"}:                              {generation: genSpecOrAnnotations, statusMeta: resetLabels},
+	{Group: "apps", Resource: "replicasets"}:                              {generation: genSpec},
+	{Group: "apps", Resource: "statefulsets"}:                             {generation: genSpec},
+	{Group: "apps", Resource: "daemonsets"}:                               {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate},
+	{Group: "batch", Resource: "jobs"}:                                    {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
+	{Group: "batch", Resource: "cronjobs"}:                                {generation: genSpec},
+	{Group: "", Resource: "pods"}:                                         {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
+	{Group: "", Resource: "podtemplates"}:                                 {generation: genTemplate},
+	{Group: "", Resource: "replicationcontrollers"}:                       {generation: genSpec, gc: gcOrphan},
+	{Group: "", Resource: "events"}:                                       {gc: gcUnsupported, createOnUpdate: true},
+	{Group: "", Resource: "services"}:                                     {createOnUpdate: true},
+	{Group: "", Resource: "endpoints"}:                                    {createOnUpdate: true},
+	{Group: "", Resource: "limitranges"}:                                  {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: {createOnUpdate: true},
+	{Group: "events.k8s.io", Resource: "events"}:                          {gc: gcUnsupported, createOnUpdate: true},
+	{Group: "", Resource: "namespaces"}:                                   {onCreate: namespaceCreate},
+	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true},
+	{Group: "networking.k8s.io", Resource: "ingresses"}:                   {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "ingressclasses"}:              {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "networkpolicies"}:             {generation: genSpec},
+	{Group: "policy", Resource: "poddisruptionbudgets"}:                   {generation: genSpec, conditionalOnly: true},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          {generation: genSpec},
+	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:             {generation: genCreateOnly},
+	{Group: "discovery.k8s.io", Resource: "endpointslices"}:               {generation: genNonMetadata},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:      {generation: genSpec, statusMeta: resetAllMeta},
 	// Strategies whose AllowUnconditionalUpdate is false, and nothing
 	// else the model needs.
-	{Group: "coordination.k8s.io", Resource: "leases"}:                                     {conditionalOnly: true},
-	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:                            {conditionalOnly: true},
-	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                                     {conditionalOnly: true},
+	{Group: "coordination.k8s.io", Resource: "leases"}:                                     {conditionalOnly: true, createOnUpdate: true},
+	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:                            {conditionalOnly: true, createOnUpdate: true},
+	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                                     {conditionalOnly: true, createOnUpdate: true},
 	{Group: "storage.k8s.io", Resource: "csidrivers"}:                                      {conditionalOnly: true},
 	{Group: "storage.k8s.io", Resource: "csinodes"}:                                        {conditionalOnly: true},
 	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:                            {conditionalOnly: true},

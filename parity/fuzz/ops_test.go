@@ -12,7 +12,7 @@ import (
 // sides (an update reads the object on its side first, as a controller
 // does), and printed as a line of a reproducer.
 type op struct {
-	Verb string // create, get, list, update, patch, apply, delete, deletecollection, getscale, updatescale, patchscale, evict
+	Verb string // create, get, list, update, put, patch, apply, delete, deletecollection, getscale, updatescale, patchscale, evict
 	Res  int    // index into the sequence's resources
 	Name string
 	Sub  string // "", "status" (update, patch, apply)
@@ -145,7 +145,7 @@ func genOp(rng *rand.Rand, res []resource, i int, made []op) op {
 		weight int
 	}
 	choices := []choice{{"create", 16}, {"update", 14}, {"patch", 14}, {"apply", 10}, {"delete", 10},
-		{"deletecollection", 3}, {"list", 3}, {"get", 2}}
+		{"deletecollection", 3}, {"list", 3}, {"get", 2}, {"put", 3}}
 	if r.scale {
 		choices = append(choices, choice{"getscale", 2}, choice{"updatescale", 4}, choice{"patchscale", 3})
 	}
@@ -192,6 +192,10 @@ func genOp(rng *rand.Rand, res []resource, i int, made []op) op {
 			o.Sub = "status"
 		}
 		o.RV = pick(rng, "", "", "", "none", "stale")
+	case "put":
+		// An update that sends a whole object without reading it first.
+		o.Change = pick(rng, changes...)
+		o.RV = pick(rng, "none", "none", "stale")
 	case "patch":
 		o.Change = pick(rng, changes...)
 		o.Patch = pick(rng, types.MergePatchType, types.MergePatchType, types.JSONPatchType, types.StrategicMergePatchType)

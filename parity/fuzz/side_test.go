@@ -329,6 +329,15 @@ func (s *side) send(ctx context.Context, r resource, o op) (*unstructured.Unstru
 			}
 			return c.Update(ctx, cur, opts)
 		})
+	case "put":
+		obj := &unstructured.Unstructured{Object: r.object(o.Name)}
+		change(obj.Object, r, o)
+		if o.RV == "stale" {
+			obj.SetResourceVersion(s.staleRV(key(r, o.Name)))
+		}
+		return timed(func() (*unstructured.Unstructured, error) {
+			return c.Update(ctx, obj, metav1.UpdateOptions{DryRun: dry, FieldManager: o.Manager})
+		})
 	case "patch":
 		body := patchBody(r, o)
 		return timed(func() (*unstructured.Unstructured, error) {
