@@ -87,8 +87,8 @@ type strategy struct {
 type gcPolicy int
 
 const (
-	// gcBackground: rest.DeleteDependents, the default (no finalizer).
-	gcBackground gcPolicy = iota
+	// The zero value is rest.DeleteDependents, the default (no finalizer).
+	_ gcPolicy = iota
 	// gcOrphan: rest.OrphanDependents, for backward compatibility
 	// (batch/v1 Jobs, v1 ReplicationControllers): the orphan finalizer.
 	gcOrphan

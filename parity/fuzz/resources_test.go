@@ -41,10 +41,6 @@ type field struct {
 // customKinds are the kinds of the custom resources.
 var customKinds = map[string]bool{"Foo": true, "Gateway": true, "Widget": true}
 
-func (r resource) apiVersion() string { return r.gvr.GroupVersion().String() }
-
-func (r resource) hasStatus() bool { return r.status != nil }
-
 func labels() map[string]any { return map[string]any{"app": "fuzz"} }
 
 func meta(name string) map[string]any {
