@@ -53,6 +53,8 @@ type fuzzer struct {
 	n      int
 	// fieldManaged: the model runs with fixture.KubeFieldManaged.
 	fieldManaged bool
+	// clean counts the sequences with no divergence at all, known or not.
+	clean int
 	// reported are the classes reported in this run: each is shrunk and
 	// shown once.
 	reported map[string]int
@@ -130,6 +132,9 @@ func fuzz(t *testing.T, fieldManaged bool, defaultBudget time.Duration) {
 		}
 		divs := fz.runSequence(seq, replay)
 		sequences++
+		if len(divs) == 0 {
+			fz.clean++
+		}
 		unknown := classify(divs, counts)
 		if len(unknown) > 0 {
 			failed++
@@ -377,8 +382,8 @@ func (fz *fuzzer) summary(sequences int, counts map[string]int) string {
 		return float64(n) / d.Seconds()
 	}
 	mr, sr := rate(fz.modelReqs, fz.modelTime), rate(fz.serverReqs, fz.serverTime)
-	fmt.Fprintf(&b, "%d sequences; model: %d requests, %.0f/s; server: %d requests, %.0f/s; the model serves %.0fx the server's rate\n",
-		sequences, fz.modelReqs, mr, fz.serverReqs, sr, mr/max(sr, 1e-9))
+	fmt.Fprintf(&b, "%d sequences (%d with no divergence, known or not); model: %d requests, %.0f/s; server: %d requests, %.0f/s; the model serves %.0fx the server's rate\n",
+		sequences, fz.clean, fz.modelReqs, mr, fz.serverReqs, sr, mr/max(sr, 1e-9))
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "  divergences\tclass")
 	for _, k := range knownClasses {
