@@ -328,3 +328,24 @@ func TestUpdateKeepsManagedFields(t *testing.T) {
 		t.Errorf("update sending one empty entry: managed fields %v; want none", got)
 	}
 }
+
+// A shorter grace period for a pod being deleted gracefully is a graceful
+// delete again: its propagation policy sets the garbage collector's
+// finalizers.
+func TestShorterGracePeriodSetsGCFinalizers(t *testing.T) {
+	w := fidelityWorld(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Finalizers: []string{"example.com/keep"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
+	w.create(t, "v1/pods", pod)
+	if _, _, err := w.do(t, "v1/pods", deleteAction("pods", "p", metav1.DeleteOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	opts := policy(metav1.DeletePropagationForeground)
+	opts.GracePeriodSeconds = ptr.To[int64](0)
+	if _, _, err := w.do(t, "v1/pods", deleteAction("pods", "p", opts)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"example.com/keep", metav1.FinalizerDeleteDependents}
+	if got := finalizersOf(t, w.get(t, "v1/pods", "p")); !slices.Equal(got, want) {
+		t.Errorf("after a foreground delete with a shorter grace period: finalizers %q; want %q", got, want)
+	}
+}

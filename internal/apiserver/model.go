@@ -272,13 +272,15 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 			// read: none for an object it would create, the stored one
 			// for an object it would change.
 			if om, merr := meta.Accessor(obj); merr == nil && om.GetName() != "" {
-				rv := ""
-				if stored, gerr := r.Store.Get(r.GVR, ns, om.GetName()); gerr == nil {
-					if sm, serr := meta.Accessor(stored); serr == nil {
-						rv = sm.GetResourceVersion()
-					}
+				stored, gerr := r.Store.Get(r.GVR, ns, om.GetName())
+				switch sm, serr := meta.Accessor(stored); {
+				case gerr == nil && serr == nil:
+					om.SetResourceVersion(sm.GetResourceVersion())
+				case action.GetVerb() != "update":
+					om.SetResourceVersion("")
+					// An update that creates (create on update) answers
+					// with a revision, as its write would have had.
 				}
-				om.SetResourceVersion(rv)
 			}
 		}
 		return obj, false, err
@@ -760,6 +762,11 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		om.SetDeletionGracePeriodSeconds(&p)
 		ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
 		om.SetDeletionTimestamp(&ts)
+		// A shorter grace period is a graceful delete again: the
+		// propagation policy changes the garbage collector's finalizers.
+		if changed, fs := gcFinalizers(r, om, opts); changed {
+			om.SetFinalizers(fs)
+		}
 		if p > 0 || len(om.GetFinalizers()) > 0 {
 			return m.store(r, ns, obj)
 		}
