@@ -45,6 +45,8 @@ type config struct {
 	// custom: the normalizers are not exactly the default one.
 	custom  bool
 	resolve Resolver
+	// keepConditionTimes compares condition timestamps by value.
+	keepConditionTimes bool
 }
 
 // Normalizer clears or rewrites what should not count in an object before
@@ -396,7 +398,7 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 			wv = trimZero(wv)
 			gv = prune(wv, gv)
 		}
-		return cmp.Diff(wv, gv, append([]cmp.Option{cmpopts.EquateEmpty()}, c.cmpOpts...)...)
+		return cmp.Diff(wv, gv, append([]cmp.Option{cmpopts.EquateEmpty(), c.times()}, c.cmpOpts...)...)
 	}
 	// Most compared objects are equal: reflect.DeepEqual says so at a
 	// fraction of go-cmp's cost. No go-cmp option makes deeply equal values
@@ -404,7 +406,15 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 	if reflect.DeepEqual(w, g) {
 		return ""
 	}
-	return cmp.Diff(w, g, append([]cmp.Option{cmpopts.EquateEmpty(), exportAll}, c.cmpOpts...)...)
+	return cmp.Diff(w, g, append([]cmp.Option{cmpopts.EquateEmpty(), exportAll, c.times()}, c.cmpOpts...)...)
+}
+
+// times is the comparison of condition timestamps (see KeepConditionTimes).
+func (c *config) times() cmp.Option {
+	if c.keepConditionTimes {
+		return cmp.Options{}
+	}
+	return conditionTimes
 }
 
 // typedPair returns w and g with an unstructured one converted to the
@@ -538,7 +548,7 @@ func (c *config) diffPatch(w, g []byte) string {
 		wd = trimZero(wd)
 		gd = prune(wd, gd)
 	}
-	return cmp.Diff(wd, gd, cmpopts.EquateEmpty())
+	return cmp.Diff(wd, gd, cmpopts.EquateEmpty(), c.times())
 }
 
 func decodeDoc(data []byte) (any, error) {

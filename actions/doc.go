@@ -20,8 +20,10 @@
 // Matching is ordered by default (order across verbs counts); [Unordered],
 // [Subset] (only the fields set in the expected object count), [CmpOptions]
 // and [Action.Where] loosen it. Volatile metadata is normalized away first
-// ([NormalizeVolatile]); patches are compared as JSON documents, and patch
-// type and subresource always count.
+// ([NormalizeVolatile]); the timestamps of status conditions, which
+// controllers stamp with the time of the sync, count as set or not set
+// ([KeepConditionTimes] compares them by value); patches are compared as
+// JSON documents, and patch type and subresource always count.
 //
 // # Limits
 //

@@ -124,6 +124,10 @@ func (v *version) decode(content map[string]any) {
 // transition rules (oldSelf) and the ratcheting of unchanged invalid
 // fields; subresource "status" validates as the status strategy does.
 // obj and old must carry their kind; an object of another kind is valid.
+// A typed object is validated as the server decodes its encoding: pruned
+// and defaulted, so that the null a nil pointer without omitempty encodes
+// to is dropped where the server drops it (a field that is not nullable
+// and has no default).
 func (d *Definitions) Validate(obj, old runtime.Object, subresource string) field.ErrorList {
 	v := d.byGVK[obj.GetObjectKind().GroupVersionKind()]
 	if v == nil {
@@ -155,7 +159,13 @@ func (d *Definitions) Validate(obj, old runtime.Object, subresource string) fiel
 	return v.validateUpdate(ctx, u, uo)
 }
 
-// unstructured returns obj as the strategy reads it.
+// unstructured returns obj as the strategy reads it. An unstructured
+// object is the one Default decoded. A typed one is encoded as a client
+// sends it, then decoded as the server decodes a request body (or a
+// stored object): its Go type may encode what the server never
+// validates, such as the null of a nil pointer whose json tag has no
+// omitempty, which the server prunes when the field is not nullable and
+// has no default.
 func (v *version) unstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return u, nil
@@ -163,6 +173,9 @@ func (v *version) unstructured(obj runtime.Object) (*unstructured.Unstructured, 
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: converting %T to unstructured: %v", v.gvk.Kind, obj, err)
+	}
+	if v.structural != nil {
+		v.decode(content)
 	}
 	u := &unstructured.Unstructured{Object: content}
 	u.SetGroupVersionKind(v.gvk)

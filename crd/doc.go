@@ -33,7 +33,11 @@
 // Only apiextensions.k8s.io/v1 manifests; one version of a custom resource
 // is never converted to another (no conversion webhooks). Objects sent
 // through a typed clientset are converted to unstructured and back for
-// the schema passes, so the CRD's schema and the Go type must agree. The
+// the schema passes, so the CRD's schema and the Go type must agree; what
+// is validated is what the server decodes from the object's encoding
+// (kube-apiserver prunes unknown fields, then the nulls of fields that
+// are neither nullable nor defaulted, then defaults, then validates), so
+// a nil pointer whose json tag has no omitempty is no error. The
 // options apply to the fixture's server model: with fixture.WithBareFakes
 // nothing is checked, and on a real server (fixture.WithServer) the server
 // does it all. A CRD whose kind no registration serves (no generated

@@ -19,6 +19,9 @@ type Sync struct {
 	Key string
 	// Actions are the requests to record, in order.
 	Actions []actions.Action
+	// Refused holds the server's answer to each action it refused, by
+	// index in Actions; it renders as the action's refused field.
+	Refused map[int]string
 	// Events are the recorded events, in order.
 	Events []Event
 	// Enqueued are the work-queue records, one line each, in order.
@@ -64,12 +67,13 @@ type actionDoc struct {
 	Object       any    `json:"object,omitempty"`
 	PatchType    string `json:"patchType,omitempty"`
 	Patch        any    `json:"patch,omitempty"`
+	Refused      string `json:"refused,omitempty"`
 }
 
 // Render returns the canonical YAML of a sync: its key, one entry per
 // action in order (verb, apiVersion, resource, subresource, namespace, name,
 // field manager, and the object as kubectl get -o yaml shows it, or the
-// patch type and body), the events, the enqueued records and the error
+// patch type and body; the server's answer when it refused it), the events, the enqueued records and the error
 // text, and what the sync function returned besides its error when it
 // says (Returned).
 // Keys are sorted, volatile metadata (actions.NormalizeVolatile) is removed
@@ -109,6 +113,7 @@ func Render(s Sync, opts ...Option) ([]byte, error) {
 			Name:         a.Name,
 			FieldManager: a.FieldManager,
 			PatchType:    string(a.PatchType),
+			Refused:      s.Refused[i],
 		}
 		if a.Object != nil {
 			obj, err := Object(a.Object, s.Kind)

@@ -11,7 +11,9 @@ import (
 
 // TestLabeler is ordinary table testing, on LabelerTable (tables.go), with
 // the fault sweep on: each row is run again once per write and per fault
-// (conflict, server error, not-found), on a fresh world, with that write
+// kube-apiserver could answer it with (here, an update carrying the
+// resourceVersion it read: conflict, server error, not-found), on a fresh
+// world, with that write
 // failing, and fails if the sync then returns nil, unless the row declares
 // the fault handled.
 func TestLabeler(t *testing.T) {

@@ -22,7 +22,9 @@ import (
 //   - convergence: with WantObjects, each row then syncs until the world
 //     settles and compares the Foos and Deployments the clientsets hold;
 //   - the fault sweep (Sweep): each row is run again once per write and per
-//     fault (conflict, server error, not-found for updates), with that write
+//     fault kube-apiserver could answer it with (a server error for each; a
+//     conflict and not-found for its updates, which carry the
+//     resourceVersion they read; see docs/faults.md), with that write
 //     failing. The Foo controller returns the error of every failed write,
 //     so that its worker retries the key: no fault is handled by design,
 //     and no row declares HandlesFault;
@@ -83,8 +85,9 @@ func TestFooControllerChecks(t *testing.T) {
 			WantEvents:  []fixture.Event{synced},
 			WantObjects: []runtime.Object{foo2WithStatus, scaledAvailable},
 		}, {
-			Name: "ignores a deleted Foo",
-			Key:  "default/test",
+			Name:      "ignores a deleted Foo",
+			AbsentKey: true,
+			Key:       "default/test",
 		}, {
 			// No WantObjects: a sync that fails is retried, so this world
 			// never settles, as on a cluster, until someone deletes the

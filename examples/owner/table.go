@@ -124,8 +124,9 @@ func Table() fixture.Table[cache.ObjectName] {
 				actions.UpdateStatus(deployment(3, 0)),
 			},
 		}, {
-			Name: "does nothing for a deleted Deployment",
-			Key:  "default/web",
+			Name:      "does nothing for a deleted Deployment",
+			AbsentKey: true,
+			Key:       "default/web",
 		}},
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
@@ -154,6 +155,15 @@ type Model struct {
 	// that readers of that resource can catch up. It is called with the
 	// model's lock held: it must not call the model.
 	Written func(r *Resource, namespace, name string)
+	// Observe, when set, is told of every change of the stored world as a
+	// watch sends it, in resourceVersion order: watch.Added after a
+	// create, watch.Modified after a write that changed an object, and
+	// watch.Deleted with the object's last state at the resourceVersion of
+	// its deletion (as kube-apiserver's etcd3 watcher sends it). The object
+	// is a copy of the caller's own. Dry runs change nothing and are not
+	// observed. It is called with the model's lock held: it must not call
+	// the model.
+	Observe func(r *Resource, ev watch.Event)
 
 	// Admission, when set, defaults and validates the objects of writes
 	// (see admission.go).
@@ -448,6 +458,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
 		return nil, err
 	}
+	m.observe(r, watch.Added, obj, "")
 	return obj, nil // the store keeps a copy of its own
 }
 
@@ -838,6 +849,7 @@ func (m *Model) store(r *Resource, ns string, obj runtime.Object) (runtime.Objec
 	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
 		return nil, false, err
 	}
+	m.observe(r, watch.Modified, obj, "")
 	return obj, true, nil
 }
 
@@ -846,8 +858,34 @@ func (m *Model) remove(r *Resource, ns, name string, answer runtime.Object) (run
 	if err := r.Store.Delete(r.GVR, ns, name); err != nil {
 		return nil, false, err
 	}
-	m.next()
+	m.observe(r, watch.Deleted, answer, m.next())
 	return answer, true, nil
+}
+
+// observe tells m.Observe of a change: a copy of obj, with resourceVersion
+// rv when rv is not "". The caller holds m.mu.
+func (m *Model) observe(r *Resource, typ watch.EventType, obj runtime.Object, rv string) {
+	if m.Observe == nil {
+		return
+	}
+	if _, dry := r.Store.(dryStore); dry {
+		return
+	}
+	obj = obj.DeepCopyObject()
+	if rv != "" {
+		if om, err := meta.Accessor(obj); err == nil {
+			om.SetResourceVersion(rv)
+		}
+	}
+	m.Observe(r, watch.Event{Type: typ, Object: obj})
+}
+
+// Revision is the resourceVersion of the last write: a list made now is at
+// this revision.
+func (m *Model) Revision() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.revision
 }
 
 // gracePeriod is the Pod strategy's CheckGracefulDelete: a pod bound to a

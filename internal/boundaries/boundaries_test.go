@@ -43,3 +43,24 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsafeLivesInClientgo: reads of other modules' private state (with
+// unsafe) live in internal/clientgo only, whose tests fail when a field it
+// reads moves.
+func TestUnsafeLivesInClientgo(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] == module+"/internal/clientgo" {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if imp == "unsafe" {
+				t.Errorf("%s imports unsafe; put the read in internal/clientgo", fields[0])
+			}
+		}
+	}
+}

@@ -218,6 +218,13 @@ func (t *Table) ForObject(obj runtime.Object) (*Info, bool) {
 	return in, ok
 }
 
+// ForType returns the Info of a Go type (a pointer to a struct), as
+// ForObject does for a typed object.
+func (t *Table) ForType(typ reflect.Type) (*Info, bool) {
+	in, ok := t.byType[typ]
+	return in, ok
+}
+
 // ForGVK returns the Info of a kind.
 func (t *Table) ForGVK(gvk schema.GroupVersionKind) (*Info, bool) {
 	in, ok := t.byGVK[gvk]

@@ -15,16 +15,18 @@ import (
 )
 
 // manifest is the CRD both sides use; widgets, that of a custom resource
-// with no clientset and no Go type.
+// with no clientset and no Go type; contents, that of a Go type with a
+// pointer field that encodes as null (nulls_test.go).
 const (
 	manifest = "../../crd/testdata/foos.yaml"
 	widgets  = "../../crd/testdata/widgets.yaml"
+	contents = "../../crd/testdata/contents.yaml"
 )
 
 // TestMain shares one server, with the CRD installed, across the tests,
 // and fails the run when a goroutine outlives them.
 func TestMain(m *testing.M) {
-	code := parity.Main(m, manifest, widgets)
+	code := parity.Main(m, manifest, widgets, contents)
 	if err := goleak.Find(); code == 0 && err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1

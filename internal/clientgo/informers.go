@@ -1,0 +1,213 @@
+package clientgo
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"k8s.io/client-go/tools/cache"
+)
+
+var (
+	registrationType        = reflect.TypeFor[cache.ResourceEventHandlerRegistration]()
+	handlerType             = reflect.TypeFor[cache.ResourceEventHandler]()
+	rwMutexType             = reflect.TypeFor[sync.RWMutex]()
+	mutexType               = reflect.TypeFor[sync.Mutex]()
+	sharedIndexInformerType = reflect.TypeFor[cache.SharedIndexInformer]()
+	informersMapType        = reflect.TypeFor[map[reflect.Type]cache.SharedIndexInformer]()
+	listerWatcherType       = reflect.TypeFor[cache.ListerWatcher]()
+)
+
+// Listener is one event handler registered on a shared informer: the
+// registration AddEventHandler returned and the handler it calls.
+type Listener struct {
+	Registration cache.ResourceEventHandlerRegistration
+	Handler      cache.ResourceEventHandler
+}
+
+// Listeners returns the event handlers registered on a client-go shared
+// informer, in no defined order (see Order). ok is false when inf is not client-go's shared informer, or
+// client-go changed its layout.
+//
+// client-go keeps them in the informer's processor (field "processor"),
+// as the keys of its map "listeners", guarded by "listenersLock"; each key
+// is a *processorListener whose field "handler" is the handler.
+func Listeners(inf cache.SharedIndexInformer) ([]Listener, bool) {
+	p, ok := processor(inf)
+	if !ok {
+		return nil, false
+	}
+	listeners, lock := p.FieldByName("listeners"), p.FieldByName("listenersLock")
+	if !listeners.IsValid() || listeners.Kind() != reflect.Map || !listeners.Type().Key().Implements(registrationType) ||
+		!lock.IsValid() || lock.Type() != rwMutexType {
+		return nil, false
+	}
+	mu := (*sync.RWMutex)(unsafe.Pointer(lock.UnsafeAddr()))
+	mu.RLock()
+	defer mu.RUnlock()
+	m := reflect.NewAt(listeners.Type(), unsafe.Pointer(listeners.UnsafeAddr())).Elem()
+	out := make([]Listener, 0, m.Len())
+	for _, k := range m.MapKeys() {
+		if k.IsNil() {
+			continue
+		}
+		if k.Kind() != reflect.Pointer || k.Elem().Kind() != reflect.Struct {
+			return nil, false
+		}
+		h := k.Elem().FieldByName("handler")
+		if !h.IsValid() || h.Type() != handlerType {
+			return nil, false
+		}
+		handler, _ := reflect.NewAt(h.Type(), unsafe.Pointer(h.UnsafeAddr())).Elem().Interface().(cache.ResourceEventHandler)
+		out = append(out, Listener{Registration: k.Interface().(cache.ResourceEventHandlerRegistration), Handler: handler})
+	}
+	return out, true
+}
+
+// ListerWatcher returns the ListerWatcher of client-go's shared informer
+// (its field "listerWatcher"), looking through the typed wrappers that
+// embed it; nil for another implementation.
+func ListerWatcher(informer cache.SharedIndexInformer) cache.ListerWatcher {
+	v := reflect.ValueOf(informer)
+	for range 4 {
+		if v.Kind() == reflect.Interface {
+			v = v.Elem()
+		}
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return nil
+		}
+		if fv := v.FieldByName("listerWatcher"); fv.IsValid() && fv.Type() == listerWatcherType && fv.CanAddr() {
+			lw, _ := reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem().Interface().(cache.ListerWatcher)
+			return lw
+		}
+		inner := v.FieldByName("SharedIndexInformer") // typedSharedIndexInformer embeds it
+		if !inner.IsValid() {
+			return nil
+		}
+		v = inner
+	}
+	return nil
+}
+
+// Registrations returns the registrations of the event handlers of a
+// client-go shared informer (see Listeners).
+func Registrations(inf cache.SharedIndexInformer) ([]cache.ResourceEventHandlerRegistration, bool) {
+	ls, ok := Listeners(inf)
+	if !ok {
+		return nil, false
+	}
+	out := make([]cache.ResourceEventHandlerRegistration, len(ls))
+	for i, l := range ls {
+		out[i] = l.Registration
+	}
+	return out, true
+}
+
+// processor returns the processor struct of a shared informer, looking
+// through a typed informer (cache.NewTypedSharedIndexInformer, as
+// generated factories make since client-go 1.35), which embeds one.
+func processor(inf cache.SharedIndexInformer) (reflect.Value, bool) {
+	v := reflect.ValueOf(inf)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	if f, ok := v.Elem().Type().FieldByName("SharedIndexInformer"); ok && f.Anonymous && f.Type == sharedIndexInformerType {
+		inner, _ := v.Elem().FieldByIndex(f.Index).Interface().(cache.SharedIndexInformer)
+		if inner == nil || inner == inf {
+			return reflect.Value{}, false
+		}
+		return processor(inner)
+	}
+	p := v.Elem().FieldByName("processor")
+	if !p.IsValid() || p.Kind() != reflect.Pointer || p.IsNil() || p.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	return p.Elem(), true
+}
+
+// FactoryInformers returns the informers a generated informer factory
+// holds, by the Go type of their objects: the ones asked for. Every
+// factory that client-go and k8s.io/code-generator make keeps them in a
+// map field "informers" guarded by a mutex field "lock"; ok is false for a
+// factory that does not.
+func FactoryInformers(factory any) (map[reflect.Type]cache.SharedIndexInformer, bool) {
+	v := reflect.ValueOf(factory)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	s := v.Elem()
+	m, lock := s.FieldByName("informers"), s.FieldByName("lock")
+	if !m.IsValid() || m.Type() != informersMapType || !lock.IsValid() || lock.Type() != mutexType {
+		return nil, false
+	}
+	mu := (*sync.Mutex)(unsafe.Pointer(lock.UnsafeAddr()))
+	mu.Lock()
+	defer mu.Unlock()
+	return maps.Clone(*(*map[reflect.Type]cache.SharedIndexInformer)(unsafe.Pointer(m.UnsafeAddr()))), true
+}
+
+// Order sorts listeners by their position in seen, the order in which the
+// caller first saw each registration, and adds the unseen ones to seen.
+// client-go calls a shared informer's handlers each on a goroutine of its
+// own, so it defines no order between them, and its map of listeners has
+// none either: handlers seen for the first time together are ordered by
+// their type and the code they run (stable for one test binary).
+func Order(ls []Listener, seen map[cache.ResourceEventHandlerRegistration]int) []Listener {
+	var fresh []Listener
+	for _, l := range ls {
+		if _, ok := seen[l.Registration]; !ok {
+			fresh = append(fresh, l)
+		}
+	}
+	sort.SliceStable(fresh, func(i, j int) bool { return handlerKey(fresh[i].Handler) < handlerKey(fresh[j].Handler) })
+	for _, l := range fresh {
+		seen[l.Registration] = len(seen)
+	}
+	sort.SliceStable(ls, func(i, j int) bool { return seen[ls[i].Registration] < seen[ls[j].Registration] })
+	return ls
+}
+
+// handlerKey names a handler by its type and the code of its func fields
+// (cache.ResourceEventHandlerFuncs, and the handler a
+// cache.FilteringResourceEventHandler wraps).
+func handlerKey(h cache.ResourceEventHandler) string {
+	var b strings.Builder
+	var walk func(v reflect.Value, depth int)
+	walk = func(v reflect.Value, depth int) {
+		fmt.Fprintf(&b, "%v;", v.Type())
+		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct || depth > 2 {
+			return
+		}
+		for i := range v.NumField() {
+			switch fv := v.Field(i); fv.Kind() {
+			case reflect.Func:
+				fmt.Fprintf(&b, "%x;", fv.Pointer())
+			case reflect.Interface:
+				if !fv.IsNil() {
+					walk(fv.Elem(), depth+1)
+				}
+			}
+		}
+	}
+	if h == nil {
+		return ""
+	}
+	walk(reflect.ValueOf(h), 0)
+	return b.String()
+}

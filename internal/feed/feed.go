@@ -1,0 +1,352 @@
+package feed
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/ctrltest/ctrltest/internal/clientgo"
+)
+
+// Informer is one informer fed by a world.
+type Informer struct {
+	// Name names the informer in errors ("the apps/v1 deployments
+	// informer").
+	Name string
+	// Informer is the informer; it is never started.
+	Informer cache.SharedIndexInformer
+	// Keep reports whether the informer lists obj (its namespace, label and
+	// field selectors); nil keeps every object.
+	Keep func(obj runtime.Object) bool
+	// Convert makes the informer's form of an object as the world stores
+	// it (unstructured, metadata only); nil delivers the object itself.
+	Convert func(obj runtime.Object) (runtime.Object, error)
+
+	// listed is the revision of the list the store was filled from: an
+	// event at or below it is in the store already.
+	listed int64
+	// seen orders the handlers; a handler in seen has had the initial list.
+	seen map[cache.ResourceEventHandlerRegistration]int
+	// blind: the handlers cannot be reached (not client-go's informer).
+	blind bool
+}
+
+// Revision is the resourceVersion of a change, as a number; 0 when the
+// world has none (client-go's bare fakes), and then every event is new.
+type Revision = int64
+
+// List fills the informer's store from objs, the world's objects at
+// revision rv (the initial list of a reflector), and gives the list to
+// every handler registered so far, in key order, as OnAdd(obj, true).
+func (in *Informer) List(objs []runtime.Object, rv Revision) error {
+	items := make([]any, 0, len(objs))
+	for _, o := range objs {
+		o, keep, err := in.form(o)
+		if err != nil {
+			return err
+		}
+		if keep {
+			items = append(items, o)
+		}
+	}
+	if err := in.Informer.GetIndexer().Replace(items, revisionText(rv)); err != nil {
+		return fmt.Errorf("filling %s: %v", in.Name, err)
+	}
+	in.listed = rv
+	return in.CatchUp()
+}
+
+// CatchUp gives the store's objects, in key order, as OnAdd(obj, true) to
+// every handler registered since the last call: a shared informer replays
+// its store to a handler added after it started.
+func (in *Informer) CatchUp() error {
+	ls, fresh := in.listeners()
+	if len(fresh) == 0 {
+		return nil
+	}
+	store := in.Informer.GetStore()
+	keys := store.ListKeys()
+	sort.Strings(keys)
+	for _, key := range keys {
+		obj, ok, _ := store.GetByKey(key)
+		if !ok {
+			continue
+		}
+		for _, l := range ls {
+			if !fresh[l.Registration] {
+				continue
+			}
+			if err := in.call(l, "an add (initial list)", obj, func() { l.Handler.OnAdd(obj, true) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Deliver applies one watch event of the world at revision rv: obj is the
+// object as the world stores it after the change (for watch.Deleted, its
+// last state). An event at or below the list's revision is in the store
+// already and is skipped.
+func (in *Informer) Deliver(ev watch.Event, rv Revision) error {
+	if rv != 0 && rv <= in.listed {
+		return nil
+	}
+	obj, keep, err := in.form(ev.Object)
+	if err != nil {
+		return err
+	}
+	indexer := in.Informer.GetIndexer()
+	old, exists, err := indexer.Get(obj)
+	if err != nil {
+		return fmt.Errorf("%s: %v", in.Name, err)
+	}
+	switch {
+	case ev.Type == watch.Deleted || !keep:
+		if !exists {
+			return nil
+		}
+		if ev.Type != watch.Deleted { // it no longer matches the selectors
+			obj = withRevision(old, ev.Object)
+		}
+		return in.remove(obj)
+	case exists:
+		if sameRevision(old, obj) { // no change: a watch sends no event
+			return nil
+		}
+		if err := indexer.Update(obj); err != nil {
+			return fmt.Errorf("%s: %v", in.Name, err)
+		}
+		return in.each("an update", obj, func(h cache.ResourceEventHandler) { h.OnUpdate(old, obj) })
+	default:
+		if err := indexer.Add(obj); err != nil {
+			return fmt.Errorf("%s: %v", in.Name, err)
+		}
+		return in.each("an add", obj, func(h cache.ResourceEventHandler) { h.OnAdd(obj, false) })
+	}
+}
+
+// Relist replaces the store with objs, the world's objects at revision rv,
+// as a reflector's relist does: objects it holds are added or updated,
+// and those it no longer holds are deleted, their handlers told through a
+// tombstone (cache.DeletedFinalStateUnknown), in key order.
+func (in *Informer) Relist(objs []runtime.Object, rv Revision) error {
+	indexer := in.Informer.GetIndexer()
+	now := map[string]runtime.Object{}
+	var keys []string
+	for _, o := range objs {
+		o, keep, err := in.form(o)
+		if err != nil {
+			return err
+		}
+		if !keep {
+			continue
+		}
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(o)
+		if err != nil {
+			return fmt.Errorf("%s: %v", in.Name, err)
+		}
+		now[key] = o
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	gone := indexer.ListKeys()
+	sort.Strings(gone)
+	for _, key := range gone {
+		if _, ok := now[key]; ok {
+			continue
+		}
+		old, ok, _ := indexer.GetByKey(key)
+		if !ok {
+			continue
+		}
+		if err := indexer.Delete(old); err != nil {
+			return fmt.Errorf("%s: %v", in.Name, err)
+		}
+		tomb := cache.DeletedFinalStateUnknown{Key: key, Obj: old}
+		if err := in.each("a delete (relist)", old, func(h cache.ResourceEventHandler) { h.OnDelete(tomb) }); err != nil {
+			return err
+		}
+	}
+	for _, key := range keys {
+		obj := now[key]
+		old, exists, _ := indexer.GetByKey(key)
+		if exists {
+			if sameRevision(old, obj) {
+				// A relist's unchanged object is a resync: client-go
+				// tells only handlers that asked for resyncs.
+				continue
+			}
+			if err := indexer.Update(obj); err != nil {
+				return fmt.Errorf("%s: %v", in.Name, err)
+			}
+			if err := in.each("an update (relist)", obj, func(h cache.ResourceEventHandler) { h.OnUpdate(old, obj) }); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := indexer.Add(obj); err != nil {
+			return fmt.Errorf("%s: %v", in.Name, err)
+		}
+		if err := in.each("an add (relist)", obj, func(h cache.ResourceEventHandler) { h.OnAdd(obj, false) }); err != nil {
+			return err
+		}
+	}
+	if b, ok := indexer.(interface{ Bookmark(string) }); ok && rv != 0 {
+		b.Bookmark(revisionText(rv))
+	}
+	in.listed = max(in.listed, rv)
+	return nil
+}
+
+// DeleteKey removes the object the store holds under key, if any, and
+// tells the handlers as a watch's delete would.
+func (in *Informer) DeleteKey(key string) error {
+	obj, ok, err := in.Informer.GetIndexer().GetByKey(key)
+	if err != nil || !ok {
+		return err
+	}
+	o, isObj := obj.(runtime.Object)
+	if !isObj {
+		return fmt.Errorf("%s holds a %T under %q", in.Name, obj, key)
+	}
+	return in.remove(o)
+}
+
+func (in *Informer) remove(obj runtime.Object) error {
+	if err := in.Informer.GetIndexer().Delete(obj); err != nil {
+		return fmt.Errorf("%s: %v", in.Name, err)
+	}
+	return in.each("a delete", obj, func(h cache.ResourceEventHandler) { h.OnDelete(obj) })
+}
+
+// form returns the informer's form of obj and whether the informer lists it.
+func (in *Informer) form(obj runtime.Object) (runtime.Object, bool, error) {
+	if in.Convert != nil {
+		var err error
+		if obj, err = in.Convert(obj); err != nil {
+			return nil, false, fmt.Errorf("%s: %v", in.Name, err)
+		}
+	}
+	return obj, in.Keep == nil || in.Keep(obj), nil
+}
+
+// each calls fn with every handler, in order; handlers registered since the
+// last call are given the store first (CatchUp).
+func (in *Informer) each(what string, obj any, fn func(cache.ResourceEventHandler)) error {
+	if err := in.CatchUp(); err != nil {
+		return err
+	}
+	ls, _ := in.listeners()
+	for _, l := range ls {
+		if err := in.call(l, what, obj, func() { fn(l.Handler) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listeners returns the handlers in order, and marks those not seen
+// before.
+func (in *Informer) listeners() ([]clientgo.Listener, map[cache.ResourceEventHandlerRegistration]bool) {
+	if in.blind {
+		return nil, nil
+	}
+	ls, ok := clientgo.Listeners(in.Informer)
+	if !ok {
+		in.blind = true
+		return nil, nil
+	}
+	if in.seen == nil {
+		in.seen = map[cache.ResourceEventHandlerRegistration]int{}
+	}
+	var fresh map[cache.ResourceEventHandlerRegistration]bool
+	for _, l := range ls {
+		if _, ok := in.seen[l.Registration]; !ok {
+			if fresh == nil {
+				fresh = map[cache.ResourceEventHandlerRegistration]bool{}
+			}
+			fresh[l.Registration] = true
+		}
+	}
+	return clientgo.Order(ls, in.seen), fresh
+}
+
+// Handlers is the number of handlers seen registered on the informer.
+func (in *Informer) Handlers() int { return len(in.seen) }
+
+// Blind reports whether the informer's handlers cannot be reached (it is
+// not client-go's shared informer): its store is fed, its handlers not.
+func (in *Informer) Blind() bool {
+	in.listeners()
+	return in.blind
+}
+
+// call runs one handler call, turning a panic into an error.
+func (in *Informer) call(l clientgo.Listener, what string, obj any, fn func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &PanicError{Informer: in.Name, Handler: fmt.Sprintf("%T", l.Handler), Event: what, Object: describe(obj), Value: p, Stack: debug.Stack()}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// PanicError is an event handler's panic.
+type PanicError struct {
+	Informer, Handler, Event, Object string
+	Value                            any
+	Stack                            []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("an event handler (%s) of %s panicked on %s of %s: %v\n%s", e.Handler, e.Informer, e.Event, e.Object, e.Value, e.Stack)
+}
+
+func describe(obj any) string {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return "tombstone " + t.Key
+	}
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return fmt.Sprintf("%T", obj)
+	}
+	return fmt.Sprintf("%T %s", obj, key)
+}
+
+// withRevision returns a copy of old with the resourceVersion of now.
+func withRevision(old any, now runtime.Object) runtime.Object {
+	o, ok := old.(runtime.Object)
+	if !ok {
+		return now
+	}
+	o = o.DeepCopyObject()
+	om, err1 := meta.Accessor(o)
+	nm, err2 := meta.Accessor(now)
+	if err1 == nil && err2 == nil {
+		om.SetResourceVersion(nm.GetResourceVersion())
+	}
+	return o
+}
+
+// sameRevision reports whether a and b carry the same, non-empty
+// resourceVersion.
+func sameRevision(a any, b runtime.Object) bool {
+	am, err1 := meta.Accessor(a)
+	bm, err2 := meta.Accessor(b)
+	return err1 == nil && err2 == nil && am.GetResourceVersion() != "" && am.GetResourceVersion() == bm.GetResourceVersion()
+}
+
+func revisionText(rv Revision) string {
+	if rv == 0 {
+		return ""
+	}
+	return strconv.FormatInt(rv, 10)
+}
