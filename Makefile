@@ -7,7 +7,7 @@ BENCH     ?= .
 COUNT     ?= 6
 BENCHTIME ?= 1x
 
-.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench golden verify-golden parity
+.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench golden verify-golden parity fuzz
 
 all: lint test
 
@@ -111,3 +111,17 @@ parity:
 		$(GO) test -race -count=1 ./... && cd ../ctrlruntime && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
 		$(GO) test -race -count=1 -run Parity ./...; rc=$$?; \
 		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc
+
+## fuzz: the differential fuzzer (parity/fuzz): random request sequences on
+## the server model and on kube-apiserver, compared after every request;
+## its fixed seeds, then fresh seeds (printed) for FUZZTIME. FUZZSEED=n[,m]
+## replays those seeds only (FUZZKEEP=i,j,... keeps those requests of it, as
+## a reproducer prints). make parity runs it too, for a minute.
+FUZZTIME ?= 5m
+FUZZSEED ?=
+FUZZKEEP ?=
+fuzz:
+	@if [ -z "$$CTRLTEST_PARITY_KUBECONFIG" ]; then hack/parity-binaries.sh; fi
+	cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin \
+		CTRLTEST_FUZZ_TIME=$(FUZZTIME) CTRLTEST_FUZZ_SEED=$(FUZZSEED) CTRLTEST_FUZZ_KEEP=$(FUZZKEEP) \
+		$(GO) test -count=1 -timeout 0 -run '^TestFuzz$$' -v ./fuzz/

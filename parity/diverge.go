@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -258,7 +259,45 @@ func normalized(o k8sruntime.Object) (map[string]any, error) {
 			m.SetName(g + "*")
 		}
 	}
-	return k8sruntime.DefaultUnstructuredConverter.ToUnstructured(o)
+	u, err := k8sruntime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err == nil {
+		normalizeNested(u)
+	}
+	return u, err
+}
+
+// someTimeText stands for every time nested in an object.
+const someTimeText = "(a time)"
+
+// normalizeNested removes what differs between any two servers wherever it
+// is nested: times (a condition's lastTransitionTime, a Job's startTime:
+// a field named ...Time or ...Timestamp holding an RFC 3339 time counts
+// only as present), and the uid and resourceVersion of object references
+// (owner references, an event's involvedObject: any object with a kind
+// and a name).
+func normalizeNested(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		_, kind := v["kind"].(string)
+		_, name := v["name"].(string)
+		if kind && name {
+			delete(v, "uid")
+			delete(v, "resourceVersion")
+		}
+		for k, x := range v {
+			if s, ok := x.(string); ok && (strings.HasSuffix(k, "Time") || strings.HasSuffix(k, "Timestamp")) {
+				if _, err := time.Parse(time.RFC3339, s); err == nil {
+					v[k] = someTimeText
+				}
+				continue
+			}
+			normalizeNested(x)
+		}
+	case []any:
+		for _, x := range v {
+			normalizeNested(x)
+		}
+	}
 }
 
 func diffValues(path string, f, s any, inF, inS bool, out *[]fieldDiff) {

@@ -35,3 +35,28 @@ func TestDiffFields(t *testing.T) {
 		t.Errorf("DiffFields of equal objects = %v, want none", d)
 	}
 }
+
+// Volatile fields do not count wherever they are nested: condition times,
+// and the uid and resourceVersion of object references.
+func TestDiffFieldsNestedVolatile(t *testing.T) {
+	fakes := dep(func(d *appsv1.Deployment) {
+		d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Foo", Name: "f", UID: "fake-uid"}}
+		d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: "True",
+			LastTransitionTime: metav1.Unix(1, 0), LastUpdateTime: metav1.Unix(1, 0)}}
+	})
+	server := dep(func(d *appsv1.Deployment) {
+		d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Foo", Name: "f", UID: "server-uid"}}
+		d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: "False",
+			LastTransitionTime: metav1.Unix(2000, 0), LastUpdateTime: metav1.Unix(3000, 0)}}
+	})
+	got := DiffFields(fakes, server)
+	want := []FieldDiff{{Path: "status.conditions[0].status", Fakes: "True", Server: "False", InFakes: true, InServer: true}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("DiffFields (-want +got):\n%s", d)
+	}
+	// A time present on one side only still counts.
+	server.Status.Conditions[0].LastUpdateTime = metav1.Time{}
+	if got := DiffFields(fakes, server); len(got) != 2 || got[0].Path != "status.conditions[0].lastUpdateTime" {
+		t.Errorf("a time on one side only: %v; want it named", got)
+	}
+}

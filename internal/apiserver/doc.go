@@ -12,7 +12,10 @@
 //     subresource, the strategy's own changes (a Pod's phase and QoS class,
 //     a Job's selector and labels, a Namespace's finalizer);
 //     AlreadyExists;
-//   - update and patch: a stale resourceVersion is a Conflict; the
+//   - update and patch: a stale resourceVersion is a Conflict, a missing
+//     one is refused where the strategy allows no unconditional update
+//     (custom resources, Leases, PodDisruptionBudgets, ...); no finalizer
+//     may be added to an object being deleted; the
 //     resource's strategy (a main-resource write keeps the stored status,
 //     a /status write keeps the stored spec and, per resource, some
 //     metadata) and generation rule; a write that changes nothing keeps
@@ -21,7 +24,9 @@
 //     being deleted deletes it;
 //   - delete: finalizers (deletionTimestamp, generation+1), the garbage
 //     collector's finalizers for the Orphan and Foreground propagation
-//     policies, graceful deletion of pods bound to a node, preconditions;
+//     policies and each strategy's default policy (also on a second delete
+//     of an object being deleted), graceful deletion of pods bound to a
+//     node, preconditions;
 //     delete-collection by label and field selector;
 //   - dry runs: the answer the write would get; nothing is stored;
 //   - selectors (Select): the field-label conversion and the selectable
@@ -49,9 +54,10 @@
 // fixture.WithDefaulting and fixture.WithValidation (and the crd module,
 // for custom resources); no admission plugins; no garbage collector: objects deleted with the Orphan or
 // Foreground policy keep that finalizer, as on a server without
-// kube-controller-manager, while a Job deleted with default options is
-// deleted at once (kube-apiserver gives it the orphan finalizer, which the
-// garbage collector removes soon after); no clusterIP allocation. Reads
+// kube-controller-manager, and so do batch/v1 Jobs and v1
+// ReplicationControllers deleted with default options (their strategies
+// orphan dependents by default: a cluster's garbage collector removes the
+// finalizer soon after); no clusterIP allocation. Reads
 // and watches are the store's, filtered by Select; server-side apply of a
 // Scale is refused (not modelled).
 package apiserver

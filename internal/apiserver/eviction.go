@@ -236,7 +236,9 @@ func (m *Model) checkAndDecrement(r *Resource, pod *corev1.Pod, pdb *policyv1.Po
 	if err != nil {
 		return err
 	}
-	if _, changed, err := m.update(pr, pdb.Namespace, "status", spent, write{}); err != nil {
+	// The eviction REST writes the budget's status through kube-apiserver's
+	// loopback client: its field manager is the server's program name.
+	if _, changed, err := m.update(pr, pdb.Namespace, "status", spent, write{manager: "kube-apiserver"}); err != nil {
 		return err
 	} else if changed && m.Written != nil {
 		m.Written(pr, pdb.Namespace, pdb.Name)
@@ -279,7 +281,9 @@ func (m *Model) deleteEvicted(r *Resource, ns, name string, opts *metav1.DeleteO
 			Reason:  "EvictionByEvictionAPI",
 			Message: "Eviction API: evicting",
 		}, m.now())
-		updated, _, err := m.update(r, ns, "status", latest, write{})
+		// Written through the pod store directly, not a request: no
+		// field manager records it.
+		updated, _, err := m.update(r, ns, "status", latest, write{managed: true})
 		if err != nil {
 			return nil, false, err
 		}

@@ -7,9 +7,12 @@ import (
 	"hash/fnv"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
@@ -21,9 +24,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 )
@@ -45,6 +50,54 @@ type Store interface {
 type FieldManager interface {
 	Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error)
 	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)
+}
+
+// SubresourceFieldManager is a FieldManager that has a field manager for
+// writes of each subresource ("status", "scale"), whose managed fields
+// entries name the subresource, as kube-apiserver's do.
+type SubresourceFieldManager interface {
+	FieldManager
+	Subresource(sub string) (FieldManager, error)
+}
+
+// fieldsFor is the field manager of r's writes of subresource sub ("" for
+// the resource itself): r.Fields (nil when there is none), or r.Applier
+// for an apply.
+func (r *Resource) fieldsFor(sub string, apply bool) (FieldManager, error) {
+	fm := r.Fields
+	if fm == nil && apply {
+		fm = r.Applier
+	}
+	if sf, ok := fm.(SubresourceFieldManager); ok && sub != "" {
+		return sf.Subresource(sub)
+	}
+	return fm, nil
+}
+
+// userAgentManager is the field manager kube-apiserver names for a write
+// that names none: the prefix of the request's user agent before its first
+// "/", as client-go's default user agent makes it (the program's name).
+var userAgentManager = sync.OnceValue(func() string {
+	ua := strings.Split(rest.DefaultKubernetesUserAgent(), "/")[0]
+	var b strings.Builder
+	for _, r := range ua {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len() >= 128 { // validation.FieldManagerMaxLength
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+})
+
+// managerOf is the request's field manager, or the user agent's.
+func managerOf(manager string) string {
+	if manager != "" {
+		return manager
+	}
+	return userAgentManager()
 }
 
 // Resource is one resource the model serves.
@@ -224,6 +277,22 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 		dry := *r
 		dry.Store = dryStore{r.Store}
 		obj, _, err := m.do(&dry, action, ns, sub, true)
+		if err == nil && obj != nil {
+			// The etcd3 store answers a dry run with the revision it
+			// read: none for an object it would create, the stored one
+			// for an object it would change.
+			if om, merr := meta.Accessor(obj); merr == nil && om.GetName() != "" {
+				stored, gerr := r.Store.Get(r.GVR, ns, om.GetName())
+				switch sm, serr := meta.Accessor(stored); {
+				case gerr == nil && serr == nil:
+					om.SetResourceVersion(sm.GetResourceVersion())
+				case action.GetVerb() != "update":
+					om.SetResourceVersion("")
+					// An update that creates (create on update) answers
+					// with a revision, as its write would have had.
+				}
+			}
+		}
 		return obj, false, err
 	}
 	return m.do(r, action, ns, sub, false)
@@ -296,6 +365,13 @@ func noSubresource(r *Resource, action clienttesting.Action) error {
 		name = n.GetName()
 	}
 	err := apierrors.NewNotFound(r.GVR.GroupResource(), name)
+	if r.Custom {
+		// apiextensions-apiserver's handler answers a subresource its
+		// CRD does not declare with the resource's NotFound, whether or
+		// not the object exists.
+		return err
+	}
+	// A built-in resource has no route for it: the generic 404.
 	err.ErrStatus.Message = "the server could not find the requested resource"
 	err.ErrStatus.Details = nil
 	return err
@@ -310,6 +386,16 @@ type write struct {
 	unconditional bool
 	// managed: the managed fields are computed already (an apply).
 	managed bool
+	// scale: a write of the scale subresource, through its parent.
+	scale bool
+}
+
+// fieldsSub is the subresource whose field manager records the write.
+func (w write) fieldsSub(sub string) string {
+	if w.scale {
+		return "scale"
+	}
+	return sub
 }
 
 func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (runtime.Object, error) {
@@ -334,9 +420,6 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if om.GetResourceVersion() != "" && !w.managed {
 		return nil, apierrors.NewInternalError(errors.New("resourceVersion should not be set on objects to be created"))
 	}
-	if _, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
-		return nil, apierrors.NewAlreadyExists(r.GVR.GroupResource(), om.GetName())
-	}
 	// rest.FillObjectMetaSystemFields, then the strategy's PrepareForCreate.
 	m.uids++
 	om.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", m.uids)))
@@ -358,13 +441,18 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if obj, err = r.Fields.Update(empty, obj, w.manager); err != nil {
+		if obj, err = r.Fields.Update(empty, obj, managerOf(w.manager)); err != nil {
 			return nil, err
 		}
 		om, _ = meta.Accessor(obj)
 	}
 	if err := m.validate(r, obj, nil, ""); err != nil {
 		return nil, err
+	}
+	// The store refuses a name that is taken only after the strategy and
+	// validation ran (an invalid object is a 422 even so).
+	if existing, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
+		return nil, alreadyExists(r, om.GetName(), existing)
 	}
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
@@ -384,6 +472,17 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
 	old, err := r.Store.Get(r.GVR, ns, om.GetName())
+	if apierrors.IsNotFound(err) && sub == "" && !w.unconditional && !w.scale && r.strategy().createOnUpdate {
+		// The strategy allows create on update (Services, Leases, Roles,
+		// ...): the store's update of a missing object creates it, as a
+		// create would (rest.WipeObjectMetaSystemFields; the request's
+		// resourceVersion is no precondition then).
+		om.SetResourceVersion("")
+		om.SetUID("")
+		om.SetCreationTimestamp(metav1.Time{})
+		created, err := m.create(r, ns, obj, w)
+		return created, err == nil, err
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -392,8 +491,10 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	}
 	oldMeta, _ := meta.Accessor(old)
 	switch rv := om.GetResourceVersion(); {
-	case rv == "" && !w.unconditional && r.Custom:
-		// The custom resource strategy does not allow unconditional updates.
+	case rv == "" && !w.unconditional && r.strategy().conditionalOnly:
+		// The strategy does not allow unconditional updates (custom
+		// resources, Leases, PodDisruptionBudgets, ...): the store's
+		// error names the resource as a kind.
 		return nil, false, apierrors.NewInvalid(schema.GroupKind{Group: r.GVR.Group, Kind: r.GVR.Resource}, om.GetName(), field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
 	case rv != "" && rv != oldMeta.GetResourceVersion():
@@ -411,13 +512,24 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
-	if r.Fields != nil && !w.managed {
-		if obj, err = r.Fields.Update(old, obj, w.manager); err != nil {
+	m.prepareForUpdate(r, sub, obj, old)
+	// The managed fields of what the strategy kept: the server's field
+	// manager ignores the fields the strategy resets (its
+	// GetResetFields), a main-resource write's status, a /status write's
+	// spec.
+	if fm, err := r.fieldsFor(w.fieldsSub(sub), false); err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	} else if fm != nil && !w.managed {
+		if obj, err = fm.Update(old, obj, managerOf(w.manager)); err != nil {
 			return nil, false, err
 		}
 		om, _ = meta.Accessor(obj)
+	} else if !w.managed {
+		keepManagedFields(om, oldMeta)
 	}
-	m.prepareForUpdate(r, sub, obj, old)
+	if err := noNewFinalizers(r, om, oldMeta); err != nil {
+		return nil, false, err
+	}
 	if err := m.validate(r, obj, old, sub); err != nil {
 		return nil, false, err
 	}
@@ -441,6 +553,9 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 	oldMeta, _ := meta.Accessor(old)
 	om.SetGeneration(oldMeta.GetGeneration())
 	s := r.strategy()
+	if s.onUpdate != nil {
+		s.onUpdate(sub, obj, old)
+	}
 	if sub == "status" {
 		switch s.statusMeta {
 		case resetAllMeta:
@@ -495,6 +610,19 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 	}
 }
 
+// keepManagedFields is what the server's field manager does with the
+// managed fields a request sends, for a model that tracks none: none (a
+// client that does not know them) keeps the stored ones; a single empty
+// entry clears them.
+func keepManagedFields(om, oldMeta metav1.Object) {
+	switch mf := om.GetManagedFields(); {
+	case len(mf) == 0:
+		om.SetManagedFields(oldMeta.GetManagedFields())
+	case len(mf) == 1 && reflect.DeepEqual(mf[0], metav1.ManagedFieldsEntry{}):
+		om.SetManagedFields(nil)
+	}
+}
+
 // copyAll makes to a copy of from (both of one type).
 func copyAll(to, from runtime.Object) {
 	if ut, ok := to.(*unstructured.Unstructured); ok {
@@ -505,6 +633,14 @@ func copyAll(to, from runtime.Object) {
 }
 
 func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
+	// The handler refuses a patch type the resource does not take before
+	// it reads the object (a strategic merge patch of a missing custom
+	// resource is a 415, not a 404).
+	switch pt := a.GetPatchType(); {
+	case pt == types.StrategicMergePatchType && r.Custom,
+		pt != types.JSONPatchType && pt != types.MergePatchType && pt != types.StrategicMergePatchType:
+		return nil, false, unsupportedPatch(pt)
+	}
 	old, err := r.Store.Get(r.GVR, ns, a.GetName())
 	if err != nil {
 		return nil, false, err
@@ -521,7 +657,9 @@ func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 			return nil, false, apierrors.NewBadRequest(err.Error())
 		}
 		if patched, err = p.Apply(original); err != nil {
-			return nil, false, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "patch", r.GVR.GroupResource(), a.GetName(), err.Error(), 0, false)
+			// The patcher names no verb nor resource: the message is the
+			// generic one (the patch's error is not in the answer).
+			return nil, false, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
 		if patched, err = jsonpatch.MergePatch(original, a.GetPatch()); err != nil {
@@ -563,9 +701,9 @@ func unsupportedPatch(pt types.PatchType) error {
 }
 
 func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionImpl) (runtime.Object, bool, error) {
-	fm := r.Fields
-	if fm == nil {
-		fm = r.Applier
+	fm, err := r.fieldsFor(sub, true)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
 	}
 	if fm == nil {
 		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ServerSideApply or fixture.FieldManaged (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
@@ -576,7 +714,8 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 	}
 	config.SetName(a.GetName())
 	force := a.PatchOptions.Force != nil && *a.PatchOptions.Force
-	live, err := r.Store.Get(r.GVR, ns, a.GetName())
+	var live runtime.Object
+	live, err = r.Store.Get(r.GVR, ns, a.GetName())
 	exists := err == nil
 	if apierrors.IsNotFound(err) {
 		if sub != "" {
@@ -611,16 +750,20 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 	}
 	obj := old.DeepCopyObject()
 	om, _ := meta.Accessor(obj)
+	// rest.BeforeDelete checks the preconditions first; its errors name
+	// the resource by its kind.
 	if p := opts.Preconditions; p != nil {
+		gr := schema.GroupResource{Group: r.GVK.Group, Resource: r.GVK.Kind}
 		if p.UID != nil && *p.UID != om.GetUID() {
-			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, om.GetUID()))
+			return nil, false, apierrors.NewConflict(gr, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, om.GetUID()))
 		}
 		if p.ResourceVersion != nil && *p.ResourceVersion != om.GetResourceVersion() {
-			return nil, false, apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
+			return nil, false, apierrors.NewConflict(gr, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
 		}
 	}
 	// Already being deleted gracefully: only a shorter grace period
-	// changes anything (rest.BeforeDelete); 0 deletes at once.
+	// changes anything (rest.BeforeDelete); 0 deletes at once. The
+	// garbage collector's finalizers are not changed then.
 	if grace := om.GetDeletionGracePeriodSeconds(); om.GetDeletionTimestamp() != nil && grace != nil && *grace > 0 {
 		period := opts.GracePeriodSeconds
 		if period == nil || *period >= *grace {
@@ -630,6 +773,11 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		om.SetDeletionGracePeriodSeconds(&p)
 		ts := metav1.NewTime(m.now().Add(time.Duration(p) * time.Second))
 		om.SetDeletionTimestamp(&ts)
+		// A shorter grace period is a graceful delete again: the
+		// propagation policy changes the garbage collector's finalizers.
+		if changed, fs := gcFinalizers(r, om, opts); changed {
+			om.SetFinalizers(fs)
+		}
 		if p > 0 || len(om.GetFinalizers()) > 0 {
 			return m.store(r, ns, obj)
 		}
@@ -639,42 +787,45 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		return m.remove(r, ns, name, obj)
 	}
-	// Already being deleted, waiting for finalizers: nothing changes.
-	if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) > 0 {
-		return old, false, nil
+	// The registry's updateForGracefulDeletionAndFinalizers: the
+	// propagation policy adds or removes the garbage collector's
+	// finalizers, also on an object already being deleted.
+	deleting := om.GetDeletionTimestamp() != nil
+	if changed, fs := gcFinalizers(r, om, opts); changed {
+		om.SetFinalizers(fs)
 	}
-	// Graceful deletion: pods on a node that have not finished.
-	if period := gracePeriod(obj, opts); period > 0 {
-		ts := metav1.NewTime(m.now().Add(time.Duration(period) * time.Second))
-		om.SetDeletionTimestamp(&ts)
-		om.SetDeletionGracePeriodSeconds(&period)
-		if g := om.GetGeneration(); g > 0 {
-			om.SetGeneration(g + 1)
+	if !deleting {
+		// Graceful deletion: pods on a node that have not finished.
+		if period := gracePeriod(obj, opts); period > 0 {
+			ts := metav1.NewTime(m.now().Add(time.Duration(period) * time.Second))
+			om.SetDeletionTimestamp(&ts)
+			om.SetDeletionGracePeriodSeconds(&period)
+			if g := om.GetGeneration(); g > 0 {
+				om.SetGeneration(g + 1)
+			}
+			return m.store(r, ns, obj)
 		}
-		setGCFinalizers(om, opts)
-		return m.store(r, ns, obj)
-	}
-	setGCFinalizers(om, opts)
-	if _, isPod := obj.(*corev1.Pod); isPod {
-		// Pods are deleted gracefully always (the Pod strategy's
-		// CheckGracefulDelete): with no grace period, the store first
-		// writes the deletion timestamp (a watch sees the pod modified),
-		// then deletes the pod unless finalizers hold it.
-		ts := m.now()
-		zero := int64(0)
-		om.SetDeletionTimestamp(&ts)
-		om.SetDeletionGracePeriodSeconds(&zero)
-		if g := om.GetGeneration(); g > 0 {
-			om.SetGeneration(g + 1)
+		if _, isPod := obj.(*corev1.Pod); isPod {
+			// Pods are deleted gracefully always (the Pod strategy's
+			// CheckGracefulDelete): with no grace period, the store first
+			// writes the deletion timestamp (a watch sees the pod
+			// modified), then deletes the pod unless finalizers hold it.
+			ts := m.now()
+			zero := int64(0)
+			om.SetDeletionTimestamp(&ts)
+			om.SetDeletionGracePeriodSeconds(&zero)
+			if g := om.GetGeneration(); g > 0 {
+				om.SetGeneration(g + 1)
+			}
+			stored, changed, err := m.store(r, ns, obj)
+			if err != nil || len(om.GetFinalizers()) > 0 {
+				return stored, changed, err
+			}
+			return m.remove(r, ns, name, obj)
 		}
-		stored, changed, err := m.store(r, ns, obj)
-		if err != nil || len(om.GetFinalizers()) > 0 {
-			return stored, changed, err
-		}
-		return m.remove(r, ns, name, obj)
 	}
 	if len(om.GetFinalizers()) > 0 { // registry markAsDeleting
-		if om.GetDeletionTimestamp() == nil {
+		if !deleting {
 			if g := om.GetGeneration(); g > 0 {
 				om.SetGeneration(g + 1)
 			}
@@ -683,6 +834,9 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		zero := int64(0)
 		om.SetDeletionGracePeriodSeconds(&zero)
+		if equal(obj, old) { // deleting again changes nothing
+			return old, false, nil
+		}
 		return m.store(r, ns, obj)
 	}
 	return m.remove(r, ns, name, old)
@@ -759,34 +913,86 @@ func gracePeriod(obj runtime.Object, opts metav1.DeleteOptions) int64 {
 	return period
 }
 
-// setGCFinalizers adds or removes the garbage collector's finalizers as
-// the delete's propagation policy asks (the registry's
-// deletionFinalizersForGarbageCollection).
-func setGCFinalizers(om metav1.Object, opts metav1.DeleteOptions) {
-	//lint:ignore SA1019 the server still honours orphanDependents
-	orphan := opts.OrphanDependents
-	var want string
-	switch {
-	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationOrphan,
-		opts.PropagationPolicy == nil && orphan != nil && *orphan:
-		want = metav1.FinalizerOrphanDependents
-	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationForeground:
-		want = metav1.FinalizerDeleteDependents
-	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationBackground,
-		opts.PropagationPolicy == nil && orphan != nil && !*orphan:
-	default:
-		return // the object's own finalizers decide
+// gcFinalizers is the registry's deletionFinalizersForGarbageCollection:
+// the object's finalizers with the garbage collector's (orphan,
+// foregroundDeletion) added or removed as the delete's options ask, or, for
+// options that ask nothing, as the object's finalizers or the strategy's
+// default policy say; changed is false when the set is the same.
+func gcFinalizers(r *Resource, om metav1.Object, opts metav1.DeleteOptions) (changed bool, out []string) {
+	policy := r.strategy().gc
+	if policy == gcUnsupported {
+		return false, om.GetFinalizers()
 	}
-	var out []string
+	//lint:ignore SA1019 the server still honours orphanDependents
+	orphanOpt := opts.OrphanDependents
+	prop := opts.PropagationPolicy
+	has := func(f string) bool { return slices.Contains(om.GetFinalizers(), f) }
+	var orphan, foreground bool
+	switch {
+	case orphanOpt != nil:
+		orphan = *orphanOpt
+	case prop != nil && *prop == metav1.DeletePropagationOrphan:
+		orphan = true
+	case prop != nil && (*prop == metav1.DeletePropagationBackground || *prop == metav1.DeletePropagationForeground):
+	case has(metav1.FinalizerOrphanDependents):
+		orphan = true
+	case has(metav1.FinalizerDeleteDependents):
+	default:
+		orphan = policy == gcOrphan
+	}
+	switch {
+	case orphanOpt != nil:
+	case prop != nil:
+		foreground = *prop == metav1.DeletePropagationForeground
+	default:
+		for _, f := range om.GetFinalizers() {
+			if f == metav1.FinalizerDeleteDependents || f == metav1.FinalizerOrphanDependents {
+				foreground = f == metav1.FinalizerDeleteDependents
+				break
+			}
+		}
+	}
+	out = []string{}
 	for _, f := range om.GetFinalizers() {
 		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
 			out = append(out, f)
 		}
 	}
-	if want != "" {
-		out = append(out, want)
+	if orphan {
+		out = append(out, metav1.FinalizerOrphanDependents)
 	}
-	om.SetFinalizers(out)
+	if foreground {
+		out = append(out, metav1.FinalizerDeleteDependents)
+	}
+	if sets.New(out...).Equal(sets.New(om.GetFinalizers()...)) {
+		return false, om.GetFinalizers()
+	}
+	return true, out
+}
+
+// alreadyExists is the store's AlreadyExists, which says so when the
+// object that holds the name is being deleted.
+func alreadyExists(r *Resource, name string, existing runtime.Object) error {
+	err := apierrors.NewAlreadyExists(r.GVR.GroupResource(), name)
+	if em, merr := meta.Accessor(existing); merr == nil && em.GetDeletionTimestamp() != nil {
+		err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
+	}
+	return err
+}
+
+// noNewFinalizers is the metadata validation of every update
+// (ValidateObjectMetaUpdate): an object being deleted takes no new
+// finalizer.
+func noNewFinalizers(r *Resource, om, oldMeta metav1.Object) error {
+	if oldMeta.GetDeletionTimestamp() == nil {
+		return nil
+	}
+	extra := sets.List(sets.New(om.GetFinalizers()...).Difference(sets.New(oldMeta.GetFinalizers()...)))
+	if len(extra) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(r.GVK.GroupKind(), om.GetName(), field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
+		fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))})
 }
 
 func (m *Model) deleteCollection(r *Resource, ns string, a clienttesting.DeleteCollectionActionImpl) (runtime.Object, bool, error) {

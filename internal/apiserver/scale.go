@@ -312,7 +312,7 @@ func (m *Model) writeScale(r *Resource, ns string, action clienttesting.Action) 
 	} else if a, ok := action.(clienttesting.PatchActionImpl); ok {
 		manager = a.PatchOptions.FieldManager
 	}
-	obj, changed, err := m.update(r, ns, "", updated, write{manager: manager, unconditional: unconditional})
+	obj, changed, err := m.update(r, ns, "", updated, write{manager: manager, unconditional: unconditional, scale: true})
 	if err != nil {
 		return nil, false, err
 	}

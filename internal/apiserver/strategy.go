@@ -2,10 +2,12 @@ package apiserver
 
 import (
 	"reflect"
+	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -64,7 +66,36 @@ type strategy struct {
 	// onCreate applies the strategy's other changes on create (a Pod's
 	// phase and QoS class, a Job's selector, a Namespace's finalizer).
 	onCreate func(obj runtime.Object)
+	// onUpdate applies the strategy's other changes on an update of the
+	// resource (sub "") or its status (a DaemonSet's template
+	// generation).
+	onUpdate func(sub string, obj, old runtime.Object)
+	// conditionalOnly: the strategy's AllowUnconditionalUpdate is false,
+	// an update must send a resourceVersion (Leases,
+	// PodDisruptionBudgets, custom resources, ...).
+	conditionalOnly bool
+	// gc is the strategy's DefaultGarbageCollectionPolicy.
+	gc gcPolicy
+	// createOnUpdate: the strategy allows create on update (Services,
+	// Leases, Roles, ...): an update of a missing object creates it.
+	createOnUpdate bool
 }
+
+// gcPolicy is a strategy's default garbage collection policy
+// (rest.GarbageCollectionPolicy): what a delete without a propagation
+// policy does to the object's dependents, and so which finalizer it adds.
+type gcPolicy int
+
+const (
+	// The zero value is rest.DeleteDependents, the default (no finalizer).
+	_ gcPolicy = iota
+	// gcOrphan: rest.OrphanDependents, for backward compatibility
+	// (batch/v1 Jobs, v1 ReplicationControllers): the orphan finalizer.
+	gcOrphan
+	// gcUnsupported: rest.Unsupported (Events): no propagation policy
+	// adds a finalizer.
+	gcUnsupported
+)
 
 // builtin are the strategies of kube-apiserver v1.37's registry
 // (k8s.io/kubernetes/pkg/registry/<group>/<resource>/strategy.go) for the
@@ -72,32 +103,57 @@ type strategy struct {
 // generation, a /status write that resets only the spec. Every built-in
 // resource that tracks metadata.generation is listed.
 var builtin = map[schema.GroupResource]strategy{
-	{Group: "apps", Resource: "deployments"}:                                         {generation: genSpecOrAnnotations, statusMeta: resetLabels},
-	{Group: "apps", Resource: "replicasets"}:                                         {generation: genSpec},
-	{Group: "apps", Resource: "statefulsets"}:                                        {generation: genSpec},
-	{Group: "apps", Resource: "daemonsets"}:                                          {generation: genSpec},
-	{Group: "batch", Resource: "jobs"}:                                               {generation: genSpec, onCreate: jobCreate},
-	{Group: "batch", Resource: "cronjobs"}:                                           {generation: genSpec},
-	{Group: "", Resource: "pods"}:                                                    {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
-	{Group: "", Resource: "podtemplates"}:                                            {generation: genTemplate},
-	{Group: "", Resource: "replicationcontrollers"}:                                  {generation: genSpec},
-	{Group: "", Resource: "namespaces"}:                                              {onCreate: namespaceCreate},
-	{Group: "", Resource: "nodes"}:                                                   {keepStatusOnCreate: true},
-	{Group: "networking.k8s.io", Resource: "ingresses"}:                              {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "ingressclasses"}:                         {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "networkpolicies"}:                        {generation: genSpec},
-	{Group: "policy", Resource: "poddisruptionbudgets"}:                              {generation: genSpec},
-	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                     {generation: genSpec},
-	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:                        {generation: genCreateOnly},
-	{Group: "discovery.k8s.io", Resource: "endpointslices"}:                          {generation: genNonMetadata},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 {generation: genSpec, statusMeta: resetAllMeta},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: {generation: genSpec, statusMeta: resetAllMeta},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}: {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "apps", Resource: "deployments"}:                              {generation: genSpecOrAnnotations, statusMeta: resetLabels},
+	{Group: "apps", Resource: "replicasets"}:                              {generation: genSpec},
+	{Group: "apps", Resource: "statefulsets"}:                             {generation: genSpec},
+	{Group: "apps", Resource: "daemonsets"}:                               {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate},
+	{Group: "batch", Resource: "jobs"}:                                    {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
+	{Group: "batch", Resource: "cronjobs"}:                                {generation: genSpec},
+	{Group: "", Resource: "pods"}:                                         {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
+	{Group: "", Resource: "podtemplates"}:                                 {generation: genTemplate},
+	{Group: "", Resource: "replicationcontrollers"}:                       {generation: genSpec, gc: gcOrphan},
+	{Group: "", Resource: "events"}:                                       {gc: gcUnsupported, createOnUpdate: true},
+	{Group: "", Resource: "services"}:                                     {createOnUpdate: true},
+	{Group: "", Resource: "endpoints"}:                                    {createOnUpdate: true},
+	{Group: "", Resource: "limitranges"}:                                  {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        {createOnUpdate: true},
+	{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: {createOnUpdate: true},
+	{Group: "events.k8s.io", Resource: "events"}:                          {gc: gcUnsupported, createOnUpdate: true},
+	{Group: "", Resource: "namespaces"}:                                   {onCreate: namespaceCreate},
+	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true},
+	{Group: "networking.k8s.io", Resource: "ingresses"}:                   {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "ingressclasses"}:              {generation: genSpec},
+	{Group: "networking.k8s.io", Resource: "networkpolicies"}:             {generation: genSpec},
+	{Group: "policy", Resource: "poddisruptionbudgets"}:                   {generation: genSpec, conditionalOnly: true},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          {generation: genSpec},
+	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:             {generation: genCreateOnly},
+	{Group: "discovery.k8s.io", Resource: "endpointslices"}:               {generation: genNonMetadata},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:      {generation: genSpec, statusMeta: resetAllMeta},
+	// Strategies whose AllowUnconditionalUpdate is false, and nothing
+	// else the model needs.
+	{Group: "coordination.k8s.io", Resource: "leases"}:                                     {conditionalOnly: true, createOnUpdate: true},
+	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:                            {conditionalOnly: true, createOnUpdate: true},
+	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                                     {conditionalOnly: true, createOnUpdate: true},
+	{Group: "storage.k8s.io", Resource: "csidrivers"}:                                      {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "csinodes"}:                                        {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:                            {conditionalOnly: true},
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}:                               {conditionalOnly: true},
+	{Group: "certificates.k8s.io", Resource: "clustertrustbundles"}:                        {conditionalOnly: true},
+	{Group: "internal.apiserver.k8s.io", Resource: "storageversions"}:                      {conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:     {generation: genNonMetadata, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}:   {generation: genNonMetadata, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: {generation: genSpec, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:         {generation: genSpec, conditionalOnly: true},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}:   {generation: genSpec, conditionalOnly: true},
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}:       {generation: genSpec, statusMeta: resetAllMeta},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       {generation: genSpec, statusMeta: resetAllMeta, conditionalOnly: true},
 }
 
 // customStrategy is the strategy of every custom resource
 // (k8s.io/apiextensions-apiserver/pkg/registry/customresource).
-var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMeta}
+var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMeta, conditionalOnly: true}
 
 // parts splits an object into its top-level fields other than the type
 // and object metadata: "spec", "status", "data", ... by JSON name for
@@ -260,6 +316,64 @@ func nonZero(l corev1.ResourceList, name corev1.ResourceName) (resource.Quantity
 // jobCreate is the Job strategy's generateSelectorIfNeeded: unless the job
 // has a manual selector, its pod template gets the job-name and
 // controller-uid labels and its selector the controller-uid label.
+// templateGeneration is the annotation of apps/v1 DaemonSets that holds
+// their internal spec.templateGeneration.
+const templateGeneration = "deprecated.daemonset.template.generation"
+
+// daemonSetCreate is the DaemonSet strategy's PrepareForCreate: the
+// template generation starts at 1 (a client's value of 1 or more is kept).
+func daemonSetCreate(obj runtime.Object) {
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	if g, err := strconv.ParseInt(om.GetAnnotations()[templateGeneration], 10, 64); err == nil && g >= 1 {
+		return
+	}
+	setAnnotation(om, templateGeneration, "1")
+}
+
+// daemonSetUpdate is the DaemonSet strategies' PrepareForUpdate: no client
+// sets the template generation; a change of the pod template raises it.
+func daemonSetUpdate(sub string, obj, old runtime.Object) {
+	om, err1 := meta.Accessor(obj)
+	oldMeta, err2 := meta.Accessor(old)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	g, _ := strconv.ParseInt(oldMeta.GetAnnotations()[templateGeneration], 10, 64)
+	if sub == "" && !equality.Semantic.DeepEqual(nestedOf(old, "spec", "template"), nestedOf(obj, "spec", "template")) {
+		g++
+	}
+	if g == 0 {
+		// The conversion writes no annotation for a zero generation.
+		a := om.GetAnnotations()
+		delete(a, templateGeneration)
+		om.SetAnnotations(a)
+		return
+	}
+	setAnnotation(om, templateGeneration, strconv.FormatInt(g, 10))
+}
+
+func setAnnotation(om metav1.Object, key, value string) {
+	a := om.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[key] = value
+	om.SetAnnotations(a)
+}
+
+// nestedOf is the JSON value at path in obj (nil when absent).
+func nestedOf(obj runtime.Object, path ...string) any {
+	u, err := toUnstructured(obj)
+	if err != nil {
+		return nil
+	}
+	v, _, _ := unstructured.NestedFieldNoCopy(u, path...)
+	return v
+}
+
 func jobCreate(obj runtime.Object) {
 	job, ok := obj.(*batchv1.Job)
 	if !ok || job.Spec.ManualSelector != nil && *job.Spec.ManualSelector {

@@ -1,0 +1,33 @@
+package fuzz
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctrltest/ctrltest/crd"
+	"github.com/ctrltest/ctrltest/fixture"
+)
+
+// TestSequencesOnTheModel runs the fixed seeds' sequences on the model
+// alone (no server needed; -v shows each request's outcome): every
+// request gets an API answer, none a client-side error, and a sequence is
+// the same each time its seed is generated.
+func TestSequencesOnTheModel(t *testing.T) {
+	f := fixture.New(t, crd.Files(t, crdFiles...))
+	for _, seed := range fixedSeeds {
+		seq := generate(seed)
+		if again := generate(seed); len(again.ops) != len(seq.ops) || kinds(again.res) != kinds(seq.res) {
+			t.Errorf("seed %d: two generations differ", seed)
+		}
+		s := &side{name: "model", dyn: f.Dynamic(), kube: f.Kube(), ns: "fz-model-" + kinds(seq.res)[:3] + string(rune('a'+seed%26)),
+			rvs: map[string][]string{}, gen: map[string]string{}, uids: map[string]string{}}
+		s.ns = strings.ToLower(s.ns)
+		for i, o := range seq.ops {
+			st := s.do(t.Context(), seq, o)
+			t.Logf("seed %d #%d %s %s: %s", seed, i+1, seq.res[o.Res].kind, o, brief(st))
+			if strings.HasPrefix(st.err, "error: ") || st.readErr != "" {
+				t.Errorf("seed %d #%d %s: not an API answer: %s %s", seed, i+1, o, st.err, st.readErr)
+			}
+		}
+	}
+}
