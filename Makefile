@@ -124,4 +124,4 @@ fuzz:
 	@if [ -z "$$CTRLTEST_PARITY_KUBECONFIG" ]; then hack/parity-binaries.sh; fi
 	cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin \
 		CTRLTEST_FUZZ_TIME=$(FUZZTIME) CTRLTEST_FUZZ_SEED=$(FUZZSEED) CTRLTEST_FUZZ_KEEP=$(FUZZKEEP) \
-		$(GO) test -count=1 -timeout 0 -run '^TestFuzz$$' -v ./fuzz/
+		$(GO) test -count=1 -timeout 0 -run '^TestFuzz(FieldManaged)?$$' -v ./fuzz/

@@ -44,13 +44,16 @@ var fixedSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 
 
 // fuzzer runs sequences on the model and the server.
 type fuzzer struct {
-	t      *testing.T
-	ctx    context.Context
-	model  *fixture.Fixture
-	srvDyn dynamic.Interface
-	srvK8s kubernetes.Interface
-	run    string
-	n      int
+	t   *testing.T
+	ctx context.Context
+	// lenient: the sequence being reported is a fresh seed's in CI: logged,
+	// not failed (see fuzz).
+	lenient bool
+	model   *fixture.Fixture
+	srvDyn  dynamic.Interface
+	srvK8s  kubernetes.Interface
+	run     string
+	n       int
 	// fieldManaged: the model runs with fixture.KubeFieldManaged.
 	fieldManaged bool
 	// clean counts the sequences with no divergence at all, known or not.
@@ -124,8 +127,14 @@ func fuzz(t *testing.T, fieldManaged bool, defaultBudget time.Duration) {
 		}
 	}
 	counts := map[string]int{}
-	sequences, failed := 0, 0
-	check := func(seed int64) {
+	// Without EnvTime (CI), what fresh seeds find is reported (in the log
+	// and the parity report) but does not fail the run: the model still
+	// has classes to fix, and CI must not fail at random on them. The
+	// fixed seeds always fail on an unknown class; make fuzz (EnvTime) fails
+	// on every one.
+	lenientFresh := os.Getenv(EnvTime) == ""
+	sequences, failed, found := 0, 0, 0
+	check := func(seed int64, fresh bool) {
 		seq := generate(seed)
 		if keep != nil {
 			seq = seq.only(keep)
@@ -137,12 +146,17 @@ func fuzz(t *testing.T, fieldManaged bool, defaultBudget time.Duration) {
 		}
 		unknown := classify(divs, counts)
 		if len(unknown) > 0 {
-			failed++
+			fz.lenient = fresh && lenientFresh
+			if fz.lenient {
+				found++
+			} else {
+				failed++
+			}
 			fz.report(seq, unknown)
 		}
 	}
 	for _, seed := range seeds {
-		check(seed)
+		check(seed, false)
 	}
 	seedsLine := fmt.Sprintf("fixed seeds %d-%d", fixedSeeds[0], fixedSeeds[len(fixedSeeds)-1])
 	if replay {
@@ -154,7 +168,7 @@ func fuzz(t *testing.T, fieldManaged bool, defaultBudget time.Duration) {
 		t.Log(seedsLine)
 		deadline := time.Now().Add(budget)
 		for seed := base; time.Now().Before(deadline) && len(fz.reported) < 20; seed++ {
-			check(seed)
+			check(seed, true)
 		}
 	}
 	summary := seedsLine + "\n" + fz.summary(sequences, counts)
@@ -164,6 +178,9 @@ func fuzz(t *testing.T, fieldManaged bool, defaultBudget time.Duration) {
 	}
 	if failed > 0 {
 		t.Errorf("%d of %d sequences diverge in ways no known class accepts, in %d class(es):\n%s", failed, sequences, len(fz.reported), fz.classes())
+	}
+	if found > 0 {
+		t.Logf("NEW: %d fresh sequence(s) diverge in ways no known class accepts (not failing CI; make fuzz FUZZSEED=<seed> replays each, and fails on it):\n%s", found, fz.classes())
 	}
 }
 
@@ -326,6 +343,10 @@ func (fz *fuzzer) report(seq sequence, unknown []divergence) {
 		_ = w.Flush()
 		fmt.Fprintf(&b, "  divergence: %s\n", shown)
 		fmt.Fprintf(&b, "  replay: %s=%d %s=%s go test -run TestFuzz -v ./fuzz\n", EnvSeed, seq.seed, EnvKeep, joinInts(keep))
+		if fz.lenient {
+			fz.t.Log("NEW (a fresh seed's, not failing CI): " + b.String())
+			continue
+		}
 		fz.t.Error(b.String())
 	}
 }
