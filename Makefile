@@ -1,7 +1,10 @@
-# ctrltest's tasks. Every tool is pinned in go.mod (`tool` directives) and run
-# with `go tool`; nothing is installed by hand.
+# ctrltest's tasks. Every tool is pinned in hack/tools/go.mod (`tool`
+# directives; a module of its own, so that the tools are not in the module
+# graph of ctrltest's users) and run with `go tool -modfile`; nothing is
+# installed by hand.
 
 GO        ?= go
+TOOLS     := $(CURDIR)/hack/tools/go.mod
 PKGS      ?= ./...
 BENCH     ?= .
 COUNT     ?= 6
@@ -49,12 +52,12 @@ vet:
 lint: vet
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
-	$(GO) tool staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
-	cd crd && $(GO) tool staticcheck ./...
-	cd examples/legacyscheme && $(GO) tool staticcheck ./...
-	cd examples/kcm && $(GO) tool staticcheck ./...
-	cd parity && $(GO) tool staticcheck ./...
-	cd ctrlruntime && $(GO) tool staticcheck ./...
+	$(GO) tool -modfile=$(TOOLS) staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
+	cd crd && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
+	cd examples/legacyscheme && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
+	cd examples/kcm && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
+	cd parity && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
+	cd ctrlruntime && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.
 codegen:
@@ -94,7 +97,7 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
 	cd ctrlruntime && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../.bench/new.txt
 	cd examples/kcm && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../../.bench/new.txt
-	$(GO) tool benchstat -col /impl .bench/new.txt
+	$(GO) tool -modfile=$(TOOLS) benchstat -col /impl .bench/new.txt
 
 ## parity: run the example tables, the semantics suite (parity/semantics)
 ## and the ctrlruntime module's reconciler tables (its Parity tests)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the reference controller's deepcopy functions, apply configurations,
 # clientset (with its fake), listers and informers with k8s.io/code-generator,
-# at the version pinned by go.mod's tool directives.
+# at the version pinned by hack/tools/go.mod's tool directives.
 #
 # Usage: hack/update-codegen.sh [OUTPUT_ROOT]
 # OUTPUT_ROOT defaults to the repository; verify-codegen.sh points it at a
@@ -12,6 +12,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 out_root="${1:-${root}}"
 module="github.com/ctrltest/ctrltest"
 boilerplate="${root}/hack/boilerplate.go.txt"
+# The generators are pinned in hack/tools (a module of its own, so that they
+# are not in the module graph of ctrltest's users).
+tools="${root}/hack/tools/go.mod"
 
 cd "${out_root}"
 
@@ -32,7 +35,7 @@ generate() {
   rm -rf "${gen_dir}"
   rm -f "${apis_dir}/${group_version}/zz_generated.deepcopy.go"
 
-  go tool deepcopy-gen \
+  go tool -modfile="${tools}" deepcopy-gen \
     --go-header-file "${boilerplate}" \
     --output-file zz_generated.deepcopy.go \
     "${input}"
@@ -41,7 +44,7 @@ generate() {
     local report schema
     report="$(mktemp)"
     schema="$(mktemp)"
-    go tool openapi-gen \
+    go tool -modfile="${tools}" openapi-gen \
       --go-header-file "${boilerplate}" \
       --output-file zz_generated.openapi.go \
       --output-dir "${gen_dir}/openapi" \
@@ -61,14 +64,14 @@ generate() {
     rm -f "${report}"
   fi
 
-  go tool applyconfiguration-gen \
+  go tool -modfile="${tools}" applyconfiguration-gen \
     --go-header-file "${boilerplate}" \
     --output-dir "${gen_dir}/applyconfiguration" \
     --output-pkg "${gen_pkg}/applyconfiguration" \
     "${schema_args[@]}" \
     "${input}"
 
-  go tool client-gen \
+  go tool -modfile="${tools}" client-gen \
     --go-header-file "${boilerplate}" \
     --output-dir "${gen_dir}/clientset" \
     --output-pkg "${gen_pkg}/clientset" \
@@ -77,13 +80,13 @@ generate() {
     --input-base "${apis_pkg}" \
     --input "${group_version}"
 
-  go tool lister-gen \
+  go tool -modfile="${tools}" lister-gen \
     --go-header-file "${boilerplate}" \
     --output-dir "${gen_dir}/listers" \
     --output-pkg "${gen_pkg}/listers" \
     "${input}"
 
-  go tool informer-gen \
+  go tool -modfile="${tools}" informer-gen \
     --go-header-file "${boilerplate}" \
     --output-dir "${gen_dir}/informers" \
     --output-pkg "${gen_pkg}/informers" \

@@ -49,7 +49,7 @@ package kcm
 //
 // Compare them with
 //
-//	go test -run '^$' -bench KCM -benchtime 200x -count 6 . | go tool benchstat -col /impl -
+//	go test -run '^$' -bench KCM -benchtime 200x -count 6 . | go tool -modfile=../../hack/tools/go.mod benchstat -col /impl -
 //
 // Each variant runs beside 0 and 1,000 unrelated parked goroutines
 // (goroutines=N), started before the fixture: compare them with

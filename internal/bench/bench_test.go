@@ -395,10 +395,10 @@ func goroutinesLeft(baseline int) int {
 // once, compare the writes. Sub-benchmarks differ in one key at a time, so
 // that benchstat can put them side by side, for example
 //
-//	go tool benchstat -col /impl new.txt
-//	go tool benchstat -col /backend new.txt
-//	go tool benchstat -col /informers new.txt
-//	go tool benchstat -col /N new.txt
+//	go tool -modfile=../../hack/tools/go.mod benchstat -col /impl new.txt
+//	go tool -modfile=../../hack/tools/go.mod benchstat -col /backend new.txt
+//	go tool -modfile=../../hack/tools/go.mod benchstat -col /informers new.txt
+//	go tool -modfile=../../hack/tools/go.mod benchstat -col /N new.txt
 func BenchmarkRow(b *testing.B) {
 	type sub struct {
 		v variant

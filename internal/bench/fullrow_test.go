@@ -247,7 +247,7 @@ func handwrittenOwnerRow(t testing.TB, w *world, startInformers bool) *ownerFixt
 // impl=ctrltest-sync, a single fixture.Sync, shows what the row's checks
 // add. Put the implementations side by side with
 //
-//	go tool benchstat -col /impl new.txt
+//	go tool -modfile=../../hack/tools/go.mod benchstat -col /impl new.txt
 //
 // Besides time, bytes and allocs, each reports cpu-ns/op: the CPU time
 // (user and system, every thread: the garbage collector's too) the process

@@ -64,3 +64,20 @@ func TestUnsafeLivesInClientgo(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsStayOutOfTheModuleGraph: the commands the Makefile runs are
+// pinned in hack/tools, a module of their own, so a user's module graph
+// does not carry them (issue 23 item 12).
+func TestToolsStayOutOfTheModuleGraph(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "all").Output()
+	if err != nil {
+		t.Fatalf("go list -m all: %v", err)
+	}
+	for _, tool := range []string{"honnef.co/go/tools", "golang.org/x/perf", "k8s.io/code-generator"} {
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, tool+" ") {
+				t.Errorf("the core module's graph holds %s; pin tools in hack/tools/go.mod", line)
+			}
+		}
+	}
+}
