@@ -35,6 +35,10 @@ type Informer struct {
 	seen map[cache.ResourceEventHandlerRegistration]int
 	// blind: the handlers cannot be reached (not client-go's informer).
 	blind bool
+	// ls are the handlers, in order, as the last CatchUp found them: the
+	// ones events go to (reading them costs a walk of client-go's
+	// processor, done once per batch of events, not per event).
+	ls []clientgo.Listener
 }
 
 // Revision is the resourceVersion of a change, as a number; 0 when the
@@ -67,6 +71,7 @@ func (in *Informer) List(objs []runtime.Object, rv Revision) error {
 // its store to a handler added after it started.
 func (in *Informer) CatchUp() error {
 	ls, fresh := in.listeners()
+	in.ls = ls
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -90,7 +95,9 @@ func (in *Informer) CatchUp() error {
 	return nil
 }
 
-// Deliver applies one watch event of the world at revision rv: obj is the
+// Deliver applies one watch event of the world at revision rv, telling the
+// handlers the last CatchUp (or List) found: call CatchUp before a batch
+// of events when handlers may have been registered since. obj is the
 // object as the world stores it after the change (for watch.Deleted, its
 // last state). An event at or below the list's revision is in the store
 // already and is skipped.
@@ -237,14 +244,9 @@ func (in *Informer) form(obj runtime.Object) (runtime.Object, bool, error) {
 	return obj, in.Keep == nil || in.Keep(obj), nil
 }
 
-// each calls fn with every handler, in order; handlers registered since the
-// last call are given the store first (CatchUp).
+// each calls fn with every handler the last CatchUp found, in order.
 func (in *Informer) each(what string, obj any, fn func(cache.ResourceEventHandler)) error {
-	if err := in.CatchUp(); err != nil {
-		return err
-	}
-	ls, _ := in.listeners()
-	for _, l := range ls {
+	for _, l := range in.ls {
 		if err := in.call(l, what, obj, func() { fn(l.Handler) }); err != nil {
 			return err
 		}
