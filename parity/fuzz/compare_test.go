@@ -3,8 +3,9 @@ package fuzz
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -103,7 +104,7 @@ func compareStates(i int, o op, r resource, fieldManaged bool, beforeM, beforeS 
 			keys[k] = true
 		}
 	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		mo, mok := m.objects[k]
 		so, sok := s.objects[k]
 		mst, sst := stored(beforeM, m.objects, k), stored(beforeS, s.objects, k)
@@ -210,13 +211,4 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

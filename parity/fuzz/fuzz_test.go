@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,7 +304,7 @@ func (fz *fuzzer) runSequence(seq sequence, verbose bool) []divergence {
 // brief shows a request's outcome in one line.
 func brief(st state) string {
 	var objs []string
-	for _, k := range sortedKeys(st.objects) {
+	for _, k := range slices.Sorted(maps.Keys(st.objects)) {
 		o := st.objects[k]
 		x := fmt.Sprintf("%s rv=%s gen=%d", k, o.rv, o.generation)
 		if o.deleting {
@@ -354,7 +356,7 @@ func (fz *fuzzer) report(seq sequence, unknown []divergence) {
 // classes lists the unknown classes reported, with their counts.
 func (fz *fuzzer) classes() string {
 	var b strings.Builder
-	for _, c := range sortedKeys(fz.reported) {
+	for _, c := range slices.Sorted(maps.Keys(fz.reported)) {
 		fmt.Fprintf(&b, "  %d\t%s\n", fz.reported[c], c)
 	}
 	return b.String()
