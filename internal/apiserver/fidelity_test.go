@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
@@ -30,20 +29,9 @@ import (
 func fidelityWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
-	add := func(gv schema.GroupVersion, resource, kind string, status bool) {
-		gvk := gv.WithKind(kind)
-		w.res[gv.Version+"/"+resource] = &Resource{GVR: gv.WithResource(resource), GVK: gvk, Namespaced: true, Status: status, Store: w.tracker,
-			New: func() (runtime.Object, error) {
-				obj, err := scheme.Scheme.New(gvk)
-				if err == nil {
-					obj.GetObjectKind().SetGroupVersionKind(gvk)
-				}
-				return obj, err
-			}}
-	}
-	add(batchv1.SchemeGroupVersion, "jobs", "Job", true)
-	add(coordinationv1.SchemeGroupVersion, "leases", "Lease", false)
-	add(corev1.SchemeGroupVersion, "events", "Event", false)
+	w.add(batchv1.SchemeGroupVersion, "jobs", "Job", true)
+	w.add(coordinationv1.SchemeGroupVersion, "leases", "Lease", false)
+	w.add(corev1.SchemeGroupVersion, "events", "Event", false)
 	return w
 }
 

@@ -38,30 +38,32 @@ func newWorld(t *testing.T) *world {
 		res:     map[string]*Resource{},
 	}
 	w.m.Written = func(r *Resource, ns, name string) { w.written = append(w.written, r.GVR.Resource+" "+ns+"/"+name) }
-	add := func(gv schema.GroupVersion, resource, kind string, status bool) {
-		gvk := gv.WithKind(kind)
-		w.res[gv.Version+"/"+resource] = &Resource{GVR: gv.WithResource(resource), GVK: gvk, Namespaced: true, Status: status, Store: w.tracker,
-			New: func() (runtime.Object, error) {
-				obj, err := scheme.Scheme.New(gvk)
-				if err == nil {
-					obj.GetObjectKind().SetGroupVersionKind(gvk)
-				}
-				return obj, err
-			},
-			Lookup: func(gvr schema.GroupVersionResource) (*Resource, error) {
-				if r, ok := w.res[gvr.Version+"/"+gvr.Resource]; ok {
-					return r, nil
-				}
-				return nil, apierrors.NewNotFound(gvr.GroupResource(), "")
-			}}
-	}
-	add(appsv1.SchemeGroupVersion, "deployments", "Deployment", true)
-	add(appsv1beta2.SchemeGroupVersion, "deployments", "Deployment", true)
-	add(corev1.SchemeGroupVersion, "replicationcontrollers", "ReplicationController", true)
-	add(corev1.SchemeGroupVersion, "pods", "Pod", true)
-	add(corev1.SchemeGroupVersion, "configmaps", "ConfigMap", false)
-	add(schema.GroupVersion{Group: "policy", Version: "v1"}, "poddisruptionbudgets", "PodDisruptionBudget", true)
+	w.add(appsv1.SchemeGroupVersion, "deployments", "Deployment", true)
+	w.add(appsv1beta2.SchemeGroupVersion, "deployments", "Deployment", true)
+	w.add(corev1.SchemeGroupVersion, "replicationcontrollers", "ReplicationController", true)
+	w.add(corev1.SchemeGroupVersion, "pods", "Pod", true)
+	w.add(corev1.SchemeGroupVersion, "configmaps", "ConfigMap", false)
+	w.add(schema.GroupVersion{Group: "policy", Version: "v1"}, "poddisruptionbudgets", "PodDisruptionBudget", true)
 	return w
+}
+
+// add serves a namespaced built-in resource of client-go's scheme.
+func (w *world) add(gv schema.GroupVersion, resource, kind string, status bool) {
+	gvk := gv.WithKind(kind)
+	w.res[gv.Version+"/"+resource] = &Resource{GVR: gv.WithResource(resource), GVK: gvk, Namespaced: true, Status: status, Store: w.tracker,
+		New: func() (runtime.Object, error) {
+			obj, err := scheme.Scheme.New(gvk)
+			if err == nil {
+				obj.GetObjectKind().SetGroupVersionKind(gvk)
+			}
+			return obj, err
+		},
+		Lookup: func(gvr schema.GroupVersionResource) (*Resource, error) {
+			if r, ok := w.res[gvr.Version+"/"+gvr.Resource]; ok {
+				return r, nil
+			}
+			return nil, apierrors.NewNotFound(gvr.GroupResource(), "")
+		}}
 }
 
 func (w *world) do(t *testing.T, resource string, action clienttesting.Action) (runtime.Object, bool, error) {
