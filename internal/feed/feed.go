@@ -303,11 +303,16 @@ func (in *Informer) call(l clientgo.Listener, what string, obj any, fn func()) (
 
 // PanicError is an event handler's panic.
 type PanicError struct {
+	// Informer, Handler, Event and Object name the informer (Informer.Name),
+	// the handler's type, the event ("an update") and the object.
 	Informer, Handler, Event, Object string
-	Value                            any
-	Stack                            []byte
+	// Value is what the handler panicked with; Stack, where.
+	Value any
+	Stack []byte
 }
 
+// Error names the informer, the handler, the event and the object, then
+// the panic's value and stack.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("an event handler (%s) of %s panicked on %s of %s: %v\n%s", e.Handler, e.Informer, e.Event, e.Object, e.Value, e.Stack)
 }
