@@ -144,8 +144,12 @@ type Row struct {
 	Name string
 	// Objects are the world (fixture.WithObjects).
 	Objects []runtime.Object
-	// Request is the request to reconcile.
+	// Request is the request to reconcile. It must name a seeded object
+	// unless AbsentKey says otherwise (see fixture.Row.AbsentKey).
 	Request reconcile.Request
+	// AbsentKey says that the request names no seeded object on purpose
+	// (the reconcile of a deleted object).
+	AbsentKey bool
 	// Options are this row's fixture options.
 	Options []fixture.Option
 	// Reactors are prepended, in order, before the reconcile.
@@ -359,7 +363,7 @@ func (tb Table) FixtureTable() fixture.Table[string] {
 
 func (row Row) fixtureRow() fixture.Row {
 	return fixture.Row{
-		Name: row.Name, Objects: row.Objects, Key: Key(row.Request), Options: row.Options, Reactors: row.Reactors,
+		Name: row.Name, Objects: row.Objects, Key: Key(row.Request), AbsentKey: row.AbsentKey, Options: row.Options, Reactors: row.Reactors,
 		WantActions: row.WantActions, WantReads: row.WantReads, ActionOptions: row.ActionOptions,
 		WantEvents: row.WantEvents, WantErr: row.WantErr, Golden: row.Golden, GoldenOptions: row.GoldenOptions,
 		SkipIdempotency: row.SkipIdempotency, StrictIdempotency: row.StrictIdempotency,

@@ -99,7 +99,7 @@ func Table() ctrlruntime.Table {
 				Objects: []runtime.Object{cm(mirrored, map[string]string{"mode": "fast"}), secret(map[string]string{"mode": "fast"})}},
 			{Name: "an unlabelled ConfigMap is ignored", Request: req,
 				Objects: []runtime.Object{cm(nil, map[string]string{"mode": "fast"})}},
-			{Name: "a deleted ConfigMap is nothing to do", Request: req},
+			{Name: "a deleted ConfigMap is nothing to do", Request: req, AbsentKey: true},
 		},
 	}
 }

@@ -91,7 +91,7 @@ func TestReconcile(t *testing.T) {
 			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.DeletionTimestamp = &metav1.Time{Time: now} })},
 		},
 		ctrlruntime.Row{
-			Name: "a WebApp that is gone is nothing to do", Request: req,
+			Name: "a WebApp that is gone is nothing to do", Request: req, AbsentKey: true,
 		},
 		ctrlruntime.Row{
 			Name: "an empty image is a terminal error", Request: req,
