@@ -59,6 +59,11 @@ func WithIndex(obj client.Object, field string, extract client.IndexerFunc) Opti
 // reads are not requests: they are not recorded. Writes go to the world.
 func Cached() Option { return optionFunc(func(s *settings) { s.cached = true }) }
 
+// Uncached undoes an earlier Cached: the client reads straight from the
+// world, so its reads are recorded requests (Row.WantReads). Wire's
+// clients are cached unless its options hold Uncached.
+func Uncached() Option { return optionFunc(func(s *settings) { s.cached = false }) }
+
 // UnsafeDisableDeepCopy makes a Cached client return the cache's own
 // objects, as controller-runtime's cache.Options UnsafeDisableDeepCopy does:
 // a reconciler that changes one changes the cache, and the fixture's
@@ -69,8 +74,8 @@ func UnsafeDisableDeepCopy() Option { return optionFunc(func(s *settings) { s.no
 // as a manager's cache holds those of the controller's watches (For, Owns,
 // Watches) before the first reconcile. The cache-mutation check covers the
 // caches that exist when a sync starts, so name here the types a
-// reconciler reads; other types get a cache on first read. A Table names
-// the types of each row's objects itself.
+// reconciler reads; other types get a cache on first read. Wire names
+// the types of the fixture's seeds itself.
 func Watching(objs ...client.Object) Option {
 	return optionFunc(func(s *settings) { s.watching = append(s.watching, objs...) })
 }

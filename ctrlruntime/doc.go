@@ -6,17 +6,17 @@
 //	var WebApps = fixture.RegisterTypes(webappv1.AddToScheme) // a kubebuilder API: no clientset needed
 //
 //	func TestReconcile(t *testing.T) {
-//		ctrlruntime.Table{
+//		fixture.Table[string]{
 //			Options: []fixture.Option{fixture.WithTypes(WebApps)},
-//			Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
+//			Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
 //				return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
-//			},
+//			}),
 //			Golden: true,
-//			Rows: []ctrlruntime.Row{{
-//				Name:       "a new WebApp waits for its Deployment",
-//				Objects:    []runtime.Object{app},
-//				Request:    reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}},
-//				WantResult: reconcile.Result{RequeueAfter: 10 * time.Second},
+//			Rows: []fixture.Row{{
+//				Name:         "a new WebApp waits for its Deployment",
+//				Objects:      []runtime.Object{app},
+//				Key:          "default/web", // the reconcile.Request
+//				WantReturned: "requeue after 10s",
 //			}},
 //		}.Run(t)
 //	}
@@ -38,11 +38,14 @@
 //
 // # Reconciles
 //
-// [Env] holds the manager's pieces for one fixture; [Table] runs rows
-// keyed by reconcile.Request on fixture.Table, adding the reconcile.Result
-// ([Row.WantResult]) and terminal errors ([Terminal]); [Cases] runs
-// declarative YAML cases; [Reconcile] runs one reconcile; [SyncFunc] turns
-// a Reconciler into a fixture sync handler.
+// [Env] holds the manager's pieces for one fixture. [Wire] adapts a
+// Reconciler to fixture's own rows and cases (fixture.Table[string],
+// fixture.Cases[string]), keyed by request ("namespace/name", [Key]): each
+// reconcile reports its reconcile.Result as the sync's Result.Returned
+// (fixture.Row.WantReturned, FormatResult's line; "" for the zero result),
+// and [Terminal] checks terminal errors (fixture.Row.WantErr). [Reconcile]
+// runs one reconcile; [SyncFunc] turns a Reconciler into a fixture sync
+// handler.
 //
 // # Watches
 //
@@ -54,7 +57,7 @@
 //
 // # Limits
 //
-// [Table.FixtureTable] runs on a real API server too (the parity module),
+// A table wired by [Wire] runs on a real API server too (the parity module),
 // where Env.Client is controller-runtime's own client (types registered
 // with fixture.RegisterTypes need their CRD there). controller-runtime's
 // opt-in read-your-writes consistency is not modelled. Watches gives the

@@ -80,7 +80,7 @@ func (m *Manager) AddReadyzCheck(string, healthz.Checker) error { return nil }
 // Start refuses to run: a fixture's manager runs no controller (use
 // Watches for their event sources, a Table for their reconciles).
 func (m *Manager) Start(context.Context) error {
-	return errors.New("ctrlruntime.Manager.Start: a fixture's manager does not run controllers; test their watches with mgr.Watches(t) and their reconciles with a ctrlruntime.Table")
+	return errors.New("ctrlruntime.Manager.Start: a fixture's manager does not run controllers; test their watches with mgr.Watches(t) and their reconciles with a fixture.Table wired by ctrlruntime.Wire")
 }
 
 // GetWebhookServer returns a webhook server that is never started.

@@ -23,8 +23,6 @@ import (
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
-var webReq = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}}
-
 // scaler sets a Deployment's replicas to 3 and asks to be requeued.
 type scaler struct{ c client.Client }
 
@@ -101,14 +99,14 @@ func TestCacheMutationCheck(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	ctrlruntime.Table{
-		Wire:  func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} },
+	fixture.Table[string]{
+		Wire:  ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} }),
 		Sweep: true,
-		Rows: []ctrlruntime.Row{{
-			Name:       "scales",
-			Objects:    []runtime.Object{deploy("web", 1, nil)},
-			Request:    webReq,
-			WantResult: reconcile.Result{RequeueAfter: time.Minute},
+		Rows: []fixture.Row{{
+			Name:         "scales",
+			Objects:      []runtime.Object{deploy("web", 1, nil)},
+			Key:          "default/web",
+			WantReturned: "requeue after 1m0s",
 			WantActions: []actions.Action{actions.Update(func() *appsv1.Deployment {
 				d := deploy("web", 3, nil)
 				return d
@@ -120,15 +118,15 @@ func TestTable(t *testing.T) {
 
 // The reconcile.Result reaches the fixture's result, and so golden files.
 func TestResultReturned(t *testing.T) {
-	tb := ctrlruntime.Table{Wire: func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} }}
-	res, got := tb.RunRow(t, ctrlruntime.Row{
-		Name:        "scales",
-		Objects:     []runtime.Object{deploy("web", 1, nil)},
-		Request:     webReq,
-		WantResult:  reconcile.Result{RequeueAfter: time.Minute},
-		WantActions: []actions.Action{actions.Update(deploy("web", 3, nil))},
+	tb := fixture.Table[string]{Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} })}
+	res := tb.RunRow(t, fixture.Row{
+		Name:         "scales",
+		Objects:      []runtime.Object{deploy("web", 1, nil)},
+		Key:          "default/web",
+		WantReturned: "requeue after 1m0s",
+		WantActions:  []actions.Action{actions.Update(deploy("web", 3, nil))},
 	})
-	if want := ctrlruntime.FormatResult(got); res.Returned != want || want != "requeue after 1m0s" {
+	if want := "requeue after 1m0s"; res.Returned != want {
 		t.Errorf("Result.Returned = %q, want %q", res.Returned, want)
 	}
 	if y, err := res.Golden(); err != nil || !strings.Contains(string(y), "returned: requeue after 1m0s\n") {
@@ -149,7 +147,7 @@ func TestTableFailures(t *testing.T) {
 	tests := []struct {
 		name string
 		rec  reconcile.Reconciler
-		row  ctrlruntime.Row
+		row  fixture.Row
 		want []string
 	}{
 		{
@@ -158,13 +156,13 @@ func TestTableFailures(t *testing.T) {
 				//lint:ignore SA1019 the deprecated Requeue is what the row must report
 				return reconcile.Result{Requeue: true}, nil
 			}),
-			row:  ctrlruntime.Row{Request: webReq},
-			want: []string{"result mismatch:\n  want no requeue\n   got requeue\n"},
+			row:  fixture.Row{Key: "default/web"},
+			want: []string{`sync "default/web": returned "requeue", want nothing`},
 		},
 		{
 			name: "a panic",
 			rec:  reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) { panic("boom") }),
-			row:  ctrlruntime.Row{Request: webReq},
+			row:  fixture.Row{Key: "default/web"},
 			want: []string{`sync "default/web" panicked: boom`},
 		},
 		{
@@ -173,7 +171,7 @@ func TestTableFailures(t *testing.T) {
 				<-stop
 				return reconcile.Result{}, nil
 			}),
-			row:  ctrlruntime.Row{Request: webReq, Options: []fixture.Option{fixture.WithTimeout(200 * time.Millisecond), fixture.WithoutLeakCheck()}},
+			row:  fixture.Row{Key: "default/web", Options: []fixture.Option{fixture.WithTimeout(200 * time.Millisecond), fixture.WithoutLeakCheck()}},
 			want: []string{`sync "default/web"`, "did not return"},
 		},
 		{
@@ -181,35 +179,35 @@ func TestTableFailures(t *testing.T) {
 			rec: reconcilerFunc(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				return reconcile.Result{}, errors.Join(apierrors.NewNotFound(appsv1.Resource("deployments"), req.Name))
 			}),
-			row:  ctrlruntime.Row{Request: webReq},
-			want: []string{"default/web is not among the row's Objects", "client.IgnoreNotFound"},
+			row:  fixture.Row{Key: "default/web", AbsentKey: true},
+			want: []string{"hint: the sync of default/web, which the row's Objects do not hold, erred NotFound", "client.IgnoreNotFound"},
 		},
 		{
 			name: "a retried error where a terminal one is expected",
 			rec: reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 				return reconcile.Result{}, errors.New("bad spec")
 			}),
-			row:  ctrlruntime.Row{Request: webReq, WantErr: ctrlruntime.Terminal("bad spec")},
+			row:  fixture.Row{Key: "default/web", WantErr: ctrlruntime.Terminal("bad spec")},
 			want: []string{"want a terminal error (reconcile.TerminalError), got a retried one: bad spec"},
 		},
 		{
 			name: "a seed of a type no registration serves",
 			rec:  reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
-			row:  ctrlruntime.Row{Request: webReq, Objects: []runtime.Object{&webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}}},
-			want: []string{"*v1.WebApp is not a type of the fixture's scheme", "fixture.WithTypes(fixture.RegisterTypes(AddToScheme))"},
+			row:  fixture.Row{Key: "default/web", Objects: []runtime.Object{&webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}}},
+			want: []string{"(Go type *v1.WebApp): no registered clientset serves this type", "fixture.WithTypes(fixture.RegisterTypes(AddToScheme))"},
 		},
 		{
 			name: "a request without a name",
 			rec:  reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
-			row:  ctrlruntime.Row{Request: reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default"}}},
-			want: []string{"has no name", "reconcile.Request{NamespacedName: types.NamespacedName{"},
+			row:  fixture.Row{Key: "default/"},
+			want: []string{`fixture.Sync("default/"): the key's name (after the "/") is empty`},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.row.Name = tt.name
 			tt.row.AbsentKey = true // these rows fail for other reasons
-			tb := ctrlruntime.Table{Wire: func(*ctrlruntime.Env) reconcile.Reconciler { return tt.rec }}
+			tb := fixture.Table[string]{Wire: ctrlruntime.Wire(func(*ctrlruntime.Env) reconcile.Reconciler { return tt.rec })}
 			rec := tbtest.Run(t, func(t testing.TB) { tb.RunRow(t, tt.row) })
 			if !rec.Failed() {
 				t.Fatalf("the row passed; want a failure")
@@ -248,13 +246,12 @@ func TestTableClusterScopedUncached(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "web"}}
 	labelled := fixture.NewEvent(ns, corev1.EventTypeNormal, "Labelled", "team=web")
 	labelled.Action = "Label" // the events API's action
-	ctrlruntime.Table{
-		Uncached: true,
-		Wire:     func(env *ctrlruntime.Env) reconcile.Reconciler { return labeler{env} },
-		Rows: []ctrlruntime.Row{{
+	fixture.Table[string]{
+		Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler { return labeler{env} }, ctrlruntime.Uncached()),
+		Rows: []fixture.Row{{
 			Name:        "labels a namespace",
 			Objects:     []runtime.Object{ns},
-			Request:     reconcile.Request{NamespacedName: types.NamespacedName{Name: "web"}},
+			Key:         "web",
 			WantActions: []actions.Action{actions.Patch(ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"web"}}}`))},
 			WantReads:   []actions.Action{actions.Get(ns)},
 			WantEvents:  []fixture.Event{labelled},
@@ -262,15 +259,19 @@ func TestTableClusterScopedUncached(t *testing.T) {
 	}.Run(t)
 }
 
-func TestTableRowNames(t *testing.T) {
-	wire := func(*ctrlruntime.Env) reconcile.Reconciler { return scaler{} }
-	for name, rows := range map[string][]ctrlruntime.Row{
-		"row 0 has no name":      {{Request: webReq}},
-		`two rows are named "a"`: {{Name: "a", Request: webReq}, {Name: "a", Request: webReq}},
+// Wire refuses a nil wire function, and a wire function that returns no
+// reconciler, naming itself.
+func TestWireRefusals(t *testing.T) {
+	for name, wire := range map[string]func(*ctrlruntime.Env) reconcile.Reconciler{
+		"ctrlruntime.Wire: nil wire function":                           nil,
+		"ctrlruntime.Wire: the wire function returned a nil reconciler": func(*ctrlruntime.Env) reconcile.Reconciler { return nil },
 	} {
-		rec := tbtest.Run(t, func(t testing.TB) { ctrlruntime.Table{Wire: wire, Rows: rows}.RunRow(t, rows[0]) })
+		tb := fixture.Table[string]{Wire: ctrlruntime.Wire(wire)}
+		rec := tbtest.Run(t, func(t testing.TB) {
+			tb.RunRow(t, fixture.Row{Name: "r", Key: "default/web", AbsentKey: true})
+		})
 		if !rec.Stopped() || !strings.Contains(rec.String(), name) {
-			t.Errorf("rows %v: %q; want the table refused with %q", rows, rec, name)
+			t.Errorf("%q: %q; want the row stopped with it", name, rec)
 		}
 	}
 }

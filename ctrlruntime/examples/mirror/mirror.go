@@ -13,13 +13,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrltest/ctrltest/ctrlruntime"
+	"github.com/ctrltest/ctrltest/fixture"
 )
 
 // Label marks the ConfigMaps to mirror.
@@ -70,7 +70,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // Table is the reconciler's table, run on the fakes by mirror_test.go and
 // on a real API server by the parity test.
-func Table() ctrlruntime.Table {
+func Table() fixture.Table[string] {
 	cm := func(labels map[string]string, data map[string]string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings", Labels: labels}, Data: data}
 	}
@@ -81,25 +81,25 @@ func Table() ctrlruntime.Table {
 		}
 		return s
 	}
-	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "settings"}}
+	const key = "default/settings"
 	mirrored := map[string]string{Label: "true"}
-	hour := reconcile.Result{RequeueAfter: time.Hour}
-	return ctrlruntime.Table{
-		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
+	hour := ctrlruntime.FormatResult(reconcile.Result{RequeueAfter: time.Hour})
+	return fixture.Table[string]{
+		Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
 			return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
-		},
+		}),
 		Golden: true,
 		Sweep:  true,
-		Rows: []ctrlruntime.Row{
-			{Name: "a labelled ConfigMap gets a Secret", Request: req, WantResult: hour,
+		Rows: []fixture.Row{
+			{Name: "a labelled ConfigMap gets a Secret", Key: key, WantReturned: hour,
 				Objects: []runtime.Object{cm(mirrored, map[string]string{"mode": "fast"})}},
-			{Name: "a changed ConfigMap updates its Secret", Request: req, WantResult: hour,
+			{Name: "a changed ConfigMap updates its Secret", Key: key, WantReturned: hour,
 				Objects: []runtime.Object{cm(mirrored, map[string]string{"mode": "slow"}), secret(map[string]string{"mode": "fast"})}},
-			{Name: "a Secret in step is left alone", Request: req, WantResult: hour,
+			{Name: "a Secret in step is left alone", Key: key, WantReturned: hour,
 				Objects: []runtime.Object{cm(mirrored, map[string]string{"mode": "fast"}), secret(map[string]string{"mode": "fast"})}},
-			{Name: "an unlabelled ConfigMap is ignored", Request: req,
+			{Name: "an unlabelled ConfigMap is ignored", Key: key,
 				Objects: []runtime.Object{cm(nil, map[string]string{"mode": "fast"})}},
-			{Name: "a deleted ConfigMap is nothing to do", Request: req, AbsentKey: true},
+			{Name: "a deleted ConfigMap is nothing to do", Key: key, AbsentKey: true},
 		},
 	}
 }

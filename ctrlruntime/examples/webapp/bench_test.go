@@ -8,7 +8,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrltest/ctrltest/ctrlruntime"
 	"github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp"
@@ -25,7 +24,7 @@ import (
 //     and one Reconcile, as tests written on the fake client do;
 //   - impl=ctrltest: a fixture and its environment, and one reconcile
 //     (ctrlruntime.Reconcile): the recorded requests, events and result;
-//   - impl=ctrltest-row: a full table row (ctrlruntime.Table.RunRow): the
+//   - impl=ctrltest-row: a full table row (fixture.Table.RunRow, wired by ctrlruntime.Wire): the
 //     reconcile, its assertions and the idempotency check (a second
 //     reconcile on the world the first left).
 func BenchmarkReconcileRow(b *testing.B) {
@@ -81,12 +80,12 @@ func BenchmarkReconcileRow(b *testing.B) {
 		env := ctrlruntime.NewEnv(f, ctrlruntime.Cached())
 		first, _ := ctrlruntime.Reconcile(f, &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: clock}, req)
 		warm.Done()
-		row := ctrlruntime.Row{Name: "new", Request: req, WantResult: reconcile.Result{RequeueAfter: webapp.PendingRequeue},
+		row := fixture.Row{Name: "new", Key: key, WantReturned: pending,
 			WantActions: first.Actions(), WantEvents: first.Events}
 		for b.Loop() {
 			op := tbtest.PerOp(b)
 			row.Objects = seeds()
-			res, _ := tb.RunRow(op, row)
+			res := tb.RunRow(op, row)
 			if len(res.Actions()) != 4 {
 				b.Fatalf("%d writes, want 4", len(res.Actions()))
 			}

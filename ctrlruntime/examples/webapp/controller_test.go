@@ -22,12 +22,16 @@ var WebApps = fixture.RegisterTypes(webappv1.AddToScheme)
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func newTable(rows ...ctrlruntime.Row) ctrlruntime.Table {
-	return ctrlruntime.Table{
-		Options: []fixture.Option{fixture.WithTypes(WebApps)},
-		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
-			return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
-		},
+// wire builds the reconciler on a fixture (ctrlruntime.Wire adapts it to
+// fixture's tables and cases).
+var wire = ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
+	return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
+})
+
+func newTable(rows ...fixture.Row) fixture.Table[string] {
+	return fixture.Table[string]{
+		Options:  []fixture.Option{fixture.WithTypes(WebApps)},
+		Wire:     wire,
 		Golden:   true,
 		Sweep:    true,
 		Parallel: true,
@@ -48,7 +52,13 @@ func app(mods ...func(*webappv1.WebApp)) *webappv1.WebApp {
 
 func withFinalizer(a *webappv1.WebApp) { a.Finalizers = []string{webapp.Finalizer} }
 
-var req = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}}
+// key is the request the rows reconcile ("namespace/name"); pending, what
+// a reconcile that waits for its Deployment returns.
+var (
+	key     = "default/web"
+	req     = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}}
+	pending = ctrlruntime.FormatResult(reconcile.Result{RequeueAfter: webapp.PendingRequeue})
+)
 
 // deployment is the WebApp's Deployment as a previous reconcile created
 // it, with available replicas.
@@ -73,28 +83,28 @@ func service() *corev1.Service {
 
 func TestReconcile(t *testing.T) {
 	newTable(
-		ctrlruntime.Row{
-			Name: "a new WebApp gets a finalizer, a Deployment and a Service, and waits for them", Objects: []runtime.Object{app()}, Request: req,
-			WantResult: reconcile.Result{RequeueAfter: webapp.PendingRequeue},
+		fixture.Row{
+			Name: "a new WebApp gets a finalizer, a Deployment and a Service, and waits for them", Objects: []runtime.Object{app()}, Key: key,
+			WantReturned: pending,
 		},
-		ctrlruntime.Row{
-			Name: "an available Deployment makes the WebApp available", Request: req,
+		fixture.Row{
+			Name: "an available Deployment makes the WebApp available", Key: key,
 			Objects: []runtime.Object{app(withFinalizer), deployment(2), service()},
 		},
-		ctrlruntime.Row{
-			Name: "a scaled WebApp scales its Deployment", Request: req,
-			Objects:    []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Replicas = 3 }), deployment(2), service()},
-			WantResult: reconcile.Result{RequeueAfter: webapp.PendingRequeue},
+		fixture.Row{
+			Name: "a scaled WebApp scales its Deployment", Key: key,
+			Objects:      []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Replicas = 3 }), deployment(2), service()},
+			WantReturned: pending,
 		},
-		ctrlruntime.Row{
-			Name: "a deleted WebApp loses its finalizer", Request: req,
+		fixture.Row{
+			Name: "a deleted WebApp loses its finalizer", Key: key,
 			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.DeletionTimestamp = &metav1.Time{Time: now} })},
 		},
-		ctrlruntime.Row{
-			Name: "a WebApp that is gone is nothing to do", Request: req, AbsentKey: true,
+		fixture.Row{
+			Name: "a WebApp that is gone is nothing to do", Key: key, AbsentKey: true,
 		},
-		ctrlruntime.Row{
-			Name: "an empty image is a terminal error", Request: req,
+		fixture.Row{
+			Name: "an empty image is a terminal error", Key: key,
 			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Image = "" })},
 			WantErr: ctrlruntime.Terminal("spec.image is empty"),
 		},
@@ -104,11 +114,9 @@ func TestReconcile(t *testing.T) {
 // TestCases runs the declarative cases of testdata/cases: a new scenario
 // is a YAML file, reviewed through its golden file.
 func TestCases(t *testing.T) {
-	ctrlruntime.Cases{
+	fixture.Cases[string]{
 		Dir:     "testdata/cases",
 		Options: []fixture.Option{fixture.WithTypes(WebApps)},
-		Wire: func(env *ctrlruntime.Env) reconcile.Reconciler {
-			return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
-		},
+		Wire:    wire,
 	}.Run(t)
 }

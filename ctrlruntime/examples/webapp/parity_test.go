@@ -4,11 +4,10 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrltest/ctrltest/ctrlruntime"
-	"github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp"
 	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
+	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/parity"
 )
 
@@ -17,15 +16,15 @@ import (
 // controller-runtime's own client there.
 func TestReconcileParity(t *testing.T) {
 	tb := newTable(
-		ctrlruntime.Row{Name: "a new WebApp", Objects: []runtime.Object{app()}, Request: req,
-			WantResult: reconcile.Result{RequeueAfter: webapp.PendingRequeue}},
-		ctrlruntime.Row{Name: "an available Deployment", Request: req,
+		fixture.Row{Name: "a new WebApp", Objects: []runtime.Object{app()}, Key: key,
+			WantReturned: pending},
+		fixture.Row{Name: "an available Deployment", Key: key,
 			Objects: []runtime.Object{app(withFinalizer), deployment(2), service()}},
-		ctrlruntime.Row{Name: "a WebApp that is gone", Request: req},
-		ctrlruntime.Row{Name: "an empty image", Request: req, WantErr: ctrlruntime.Terminal("spec.image is empty"),
+		fixture.Row{Name: "a WebApp that is gone", Key: key, AbsentKey: true},
+		fixture.Row{Name: "an empty image", Key: key, WantErr: ctrlruntime.Terminal("spec.image is empty"),
 			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Image = "" })}},
 	)
-	parity.Run(t, parity.Shared(t), tb.FixtureTable(),
+	parity.Run(t, parity.Shared(t), tb,
 		parity.Known{Row: "a new WebApp", Kind: parity.Defaulting,
 			Reason: "the server defaults the Deployment and the Service the reconciler creates; the fakes do not"},
 		parity.Known{Row: "an available Deployment", Kind: parity.Defaulting,

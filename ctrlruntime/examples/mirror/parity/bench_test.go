@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/ctrltest/ctrltest/ctrlruntime"
 	"github.com/ctrltest/ctrltest/ctrlruntime/examples/mirror"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/parity"
@@ -30,7 +29,7 @@ func BenchmarkReconcileRowServer(b *testing.B) {
 				objs[i] = o.DeepCopyObject()
 			}
 			f := fixture.New(op, append(opts, fixture.WithObjects(objs...))...)
-			res, _ := ctrlruntime.Reconcile(f, tb.Wire(ctrlruntime.NewEnv(f, ctrlruntime.Cached())), row.Request)
+			res := fixture.Sync(f, tb.Wire(f), row.Key)
 			if res.Err != nil || len(res.Actions()) != 1 {
 				b.Fatalf("reconcile: %v, %d writes", res.Err, len(res.Actions()))
 			}

@@ -29,5 +29,5 @@ func TestMain(m *testing.M) {
 // TestMirrorParity: the same rows, reconciled by controller-runtime's
 // client on kube-apiserver.
 func TestMirrorParity(t *testing.T) {
-	parity.Run(t, parity.Shared(t), mirror.Table().FixtureTable())
+	parity.Run(t, parity.Shared(t), mirror.Table())
 }
