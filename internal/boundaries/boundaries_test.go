@@ -3,6 +3,7 @@ package boundaries
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,42 @@ func TestImportRules(t *testing.T) {
 		for _, f := range r.forbidden {
 			if d[f] {
 				t.Errorf("%s imports %s", r.pkg, f)
+			}
+		}
+	}
+}
+
+// TestLayers: the packages of the core module import one another one
+// way, as docs/architecture.md draws them. Each may import, of the
+// module's packages, only those listed: fixture is the face; the engines
+// below it (internal/world: the stored world, backends, request path,
+// clients, informer feeds; internal/apiserver: the server's semantics;
+// internal/feed: informers fed as a reflector would; internal/clientgo:
+// every read of client-go's private state; internal/resources: what a
+// clientset serves) never import anything above them.
+func TestLayers(t *testing.T) {
+	allowed := map[string][]string{
+		"fixture":            {"actions", "golden", "internal/world", "internal/resources"},
+		"golden":             {"actions"},
+		"actions":            {"internal/resources"},
+		"internal/world":     {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
+		"internal/feed":      {"internal/clientgo"},
+		"internal/apiserver": {},
+		"internal/clientgo":  {},
+		"internal/resources": {},
+	}
+	for pkg, ok := range allowed {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+"/"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, imp := range strings.Fields(string(out)) {
+			rel, inModule := strings.CutPrefix(imp, module+"/")
+			if !inModule {
+				continue
+			}
+			if !slices.Contains(ok, rel) {
+				t.Errorf("%s imports %s; it may import only %v of the module (see docs/architecture.md)", pkg, rel, ok)
 			}
 		}
 	}

@@ -1,0 +1,403 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/internal/clientgo"
+	"github.com/ctrltest/ctrltest/internal/resources"
+)
+
+// What the fixture asks of its world, in the order a test meets it: the
+// world made, seeded and started; requests served and logged; informers
+// brought up to date; objects read back; the world taken down.
+
+// Config is what a world is made of.
+type Config struct {
+	T       testing.TB
+	Ctx     context.Context
+	Clock   clock.WithTicker // nil is the real clock
+	Timeout time.Duration    // bounds every wait
+	// Informers selects informer mode (fixture.WithInformers): the
+	// informers run on the fakes' watches instead of being fed.
+	Informers bool
+	// Server, when set, is a real API server to run on (parity mode);
+	// Bare selects client-go's fakes without the server model.
+	Server Server
+	Bare   bool
+	// Registrations are the clientsets, in order; CustomResources, what
+	// the CRDs of custom resources declare (served as unstructured when
+	// no registration serves their kind).
+	Registrations   []Parts
+	CustomResources []CustomResource
+	Admission       Admission
+	// Objects are the seeds, in order (not yet typed: see Seed).
+	Objects []runtime.Object
+	// InFlight counts the requests being served; OnRecord sees every
+	// recorded request first (the fixture's event recorder).
+	InFlight *atomic.Int64
+	OnRecord func(actions.Action)
+}
+
+// New makes the world of one fixture.
+func New(c Config) (*World, error) {
+	w := &World{
+		t:         c.T,
+		ctx:       c.Ctx,
+		clock:     c.Clock,
+		timeout:   c.Timeout,
+		informers: c.Informers,
+		inFlight:  c.InFlight,
+		onRecord:  c.OnRecord,
+	}
+	switch {
+	case c.Server != nil:
+		st, err := newServerState(w, c.Server)
+		if err != nil {
+			return nil, err
+		}
+		w.backend = st
+	case c.Bare:
+		w.backend = newFakeBackend(w)
+	default:
+		w.backend = newModelBackend(w, len(c.Objects))
+	}
+	w.informers = w.informers || w.backend.informers()
+	w.SetAdmission(c.Admission)
+	for _, p := range c.Registrations {
+		if err := w.addClientset(p); err != nil {
+			return nil, err
+		}
+	}
+	if built := w.unservedCustomResources(c.CustomResources); built != nil {
+		b, err := built()
+		if err != nil {
+			return nil, err
+		}
+		if err := w.addClientset(TypesParts(unstructuredType, b)); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.useCustomResources(c.CustomResources); err != nil {
+		return nil, err
+	}
+	w.objects = c.Objects
+	return w, nil
+}
+
+// addClientset makes a registration's clientset.
+func (w *World) addClientset(p Parts) error {
+	cs, err := w.backend.newClientset(p)
+	if err != nil {
+		return err
+	}
+	w.clientsets = append(w.clientsets, cs)
+	return nil
+}
+
+// Clientset returns the client and the informer factory of the clientset
+// registered with interface iface.
+func (w *World) Clientset(iface reflect.Type) (client any, factory Factory, ok bool) {
+	for _, cs := range w.clientsets {
+		if cs.iface == iface {
+			return cs.client, cs.factory, true
+		}
+	}
+	return nil, nil, false
+}
+
+// Informers reports whether the informers run (informer mode, or a real
+// server) rather than being fed.
+func (w *World) Informers() bool { return w.informers }
+
+// Seeds returns the seed objects, typed (Seed has run).
+func (w *World) Seeds() []runtime.Object {
+	w.Seed()
+	return append([]runtime.Object(nil), w.objects...)
+}
+
+// Start is the world's part of fixture.Start: the indexers filled (or the
+// trackers seeded, for informers that run), once. It reports whether the
+// informers must be started now (informer mode, on the first call).
+func (w *World) Start() (startInformers bool) {
+	w.t.Helper()
+	w.Seed()
+	if !w.startedInformers.CompareAndSwap(false, true) {
+		return false
+	}
+	for _, cs := range w.clientsets {
+		var err error
+		if w.informers {
+			err = cs.trackAll()
+		} else {
+			err = w.index(cs)
+		}
+		if err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.indexSources()
+	return w.informers
+}
+
+// StartInformers starts every informer factory's informers that are not
+// running yet, then waits for their caches.
+func (w *World) StartInformers(stop <-chan struct{}) {
+	for _, cs := range w.clientsets {
+		cs.factory.Start(stop)
+	}
+	w.startSources(stop)
+}
+
+// ForgetRequests empties the request log (the informers' own lists at
+// their start are not the controller's).
+func (w *World) ForgetRequests() {
+	w.mu.Lock()
+	w.log = nil
+	w.mu.Unlock()
+}
+
+// AwaitEveryHandler waits until every event handler registered on the
+// running informers has processed its initial list; it reports false when
+// some handler's registration cannot be reached.
+func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
+	w.t.Helper()
+	reachable = true
+	for _, cs := range w.clientsets {
+		informers, ok := clientgo.FactoryInformers(cs.factory)
+		if !ok {
+			reachable = false
+			continue
+		}
+		for typ, inf := range informers {
+			if !w.AwaitHandlers(ctx, inf, fmt.Sprintf("the %v informer", typ)) {
+				reachable = false
+			}
+		}
+	}
+	if !w.awaitSources(ctx) {
+		reachable = false
+	}
+	return reachable
+}
+
+// HandlerCalling reports whether the world is calling an informer's event
+// handlers now (a work-queue record made then is the handler's).
+func (w *World) HandlerCalling() bool { return w.handlerCalls.Load() > 0 }
+
+// HasHandlers reports whether an event handler is registered on an
+// informer the world feeds.
+func (w *World) HasHandlers() bool {
+	w.feedMu.Lock()
+	defer w.feedMu.Unlock()
+	for _, fi := range w.fedOrder {
+		if fi.Handlers() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// PrependReactor adds a reactor to every clientset that serves resource
+// (see fixture.Fixture.PrependReactor); it reports false when none does.
+func (w *World) PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc) bool {
+	base, _, _ := strings.Cut(resource, "/")
+	matched := false
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, cs := range w.clientsets {
+		if resource != "*" && !servesResource(cs, base) {
+			continue
+		}
+		matched = true
+		cs.reactors = append([]reactor{{verb, resource, reaction}}, cs.reactors...)
+	}
+	return matched
+}
+
+// Observe has observe see the answer of every request.
+func (w *World) Observe(observe func(a clienttesting.Action, err error)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, cs := range w.clientsets {
+		cs.observers = append(cs.observers, observe)
+	}
+}
+
+// Invoke is fixture.Fixture.Invoke.
+func (w *World) Invoke(action clienttesting.Action) (runtime.Object, error) {
+	cs, err := w.invoker(action)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			w.recordRefused(action)
+		}
+		return nil, err
+	}
+	typed, err := w.typedAction(cs, action)
+	if err != nil {
+		w.recordRefused(action)
+		return nil, err
+	}
+	return cs.fake.(invoker).Invokes(typed, nil)
+}
+
+// InvokeWatch is fixture.Fixture.InvokeWatch.
+func (w *World) InvokeWatch(action clienttesting.Action) (watch.Interface, error) {
+	cs, err := w.invoker(action)
+	if err != nil {
+		return nil, err
+	}
+	return cs.fake.(invoker).InvokesWatch(action)
+}
+
+// RESTConfig is the configuration of a real server's recorded clients;
+// nil on fakes.
+func (w *World) RESTConfig() *rest.Config { return w.backend.restConfig() }
+
+// FakeClients reports whether the clients are client-go's fakes, which
+// reactors and Invoke act on.
+func (w *World) FakeClients() bool { return w.backend.fakeClients() }
+
+// Informer is fixture.Fixture.Informer.
+func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInformer, error) {
+	for _, cs := range w.clientsets {
+		if _, ok := cs.table.ForGVR(gvr); !ok {
+			continue
+		}
+		inf, err := cs.informerFor(gvr)
+		if err != nil {
+			return nil, fmt.Errorf("fixture.Informer(%v): %v", gvr, err)
+		}
+		if w.started.Load() && w.backend.fakeClients() {
+			if err := w.index(cs); err != nil {
+				return nil, err
+			}
+		}
+		return inf, nil
+	}
+	return nil, fmt.Errorf("fixture.Informer: no registered clientset serves %v; register its clientset (fixture.WithClientset) or its types (fixture.WithTypes)", gvr)
+}
+
+// StrictDecoder returns the strict decoder (an unknown field is an error)
+// of the clientset whose scheme knows gvk; nil when none does.
+func (w *World) StrictDecoder(gvk schema.GroupVersionKind) runtime.Decoder {
+	for _, cs := range w.clientsets {
+		if cs.scheme.Recognizes(gvk) {
+			return cs.strictDecoder()
+		}
+	}
+	return nil
+}
+
+// Kind returns the kind of an object of a registered type.
+func (w *World) Kind(obj runtime.Object) (schema.GroupVersionKind, bool) {
+	if in, _ := w.Lookup(obj); in != nil {
+		return in.GVK, true
+	}
+	return schema.GroupVersionKind{}, false
+}
+
+// Object returns the object the world holds now with the type, namespace
+// and name of example; nil when there is none.
+func (w *World) Object(example runtime.Object) (runtime.Object, error) {
+	in, cs := w.Lookup(example)
+	if in == nil {
+		return nil, fmt.Errorf("no registered clientset serves %s", Describe(example))
+	}
+	m, err := meta.Accessor(example)
+	if err != nil {
+		return nil, err
+	}
+	ns, name := w.backend.worldName(in, m.GetNamespace(), m.GetName())
+	if err := cs.track(in.GVR, ns, !in.Namespaced); err != nil {
+		return nil, err
+	}
+	obj, err := cs.store.Get(in.GVR, ns, name)
+	if err != nil {
+		return nil, nil
+	}
+	return w.backend.view(obj), nil
+}
+
+// Objects returns every object the world holds now of the type of
+// example, sorted by namespace and name.
+func (w *World) Objects(example runtime.Object) ([]runtime.Object, error) {
+	in, cs := w.Lookup(example)
+	if in == nil {
+		return nil, fmt.Errorf("no registered clientset serves %s", Describe(example))
+	}
+	objs, err := w.trackerObjects(in.GVR, cs)
+	if err != nil {
+		return nil, err
+	}
+	return w.sortedView(objs), nil
+}
+
+// All returns every object of every resource seeded or written, sorted by
+// resource, namespace and name.
+func (w *World) All() ([]runtime.Object, error) {
+	var out []runtime.Object
+	for _, gvr := range w.touchedSorted() {
+		_, cs := w.lookupGVR(gvr)
+		objs, err := w.trackerObjects(gvr, cs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w.sortedView(objs)...)
+	}
+	return out, nil
+}
+
+// Tables returns the types tables of the registered clientsets, in order.
+func (w *World) Tables() []*resources.Table {
+	out := make([]*resources.Table, len(w.clientsets))
+	for i, cs := range w.clientsets {
+		out[i] = cs.table
+	}
+	return out
+}
+
+// WorldKey maps a work-queue key of the test to the world's (a real
+// server's namespaces differ).
+func (w *World) WorldKey(key string) string { return w.backend.worldKey(key) }
+
+// ViewError returns an error of the world as the test names things.
+func (w *World) ViewError(err error) error { return w.backend.viewError(err) }
+
+// ViewText returns a text of the world as the test names things.
+func (w *World) ViewText(text string) string { return w.backend.viewText(text) }
+
+// Changes counts the writes that changed the world so far (events
+// excepted); counted is false when the backend cannot tell, and every
+// write then counts as a change.
+func (w *World) Changes() (n int, counted bool) { return w.backend.changes() }
+
+// ComparesWorlds reports whether stored worlds may be compared to name a
+// cycle: where every write is a change, they never repeat.
+func (w *World) ComparesWorlds() bool { return w.backend.comparesWorlds() }
+
+// Cleanup stops the informers and removes what the fixture left in the
+// world.
+func (w *World) Cleanup() {
+	for _, cs := range w.clientsets {
+		cs.factory.Shutdown()
+	}
+	w.shutdownSources()
+	w.backend.cleanup()
+}

@@ -1,0 +1,91 @@
+package world
+
+import (
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/internal/resources"
+)
+
+// kubeBuilt is the kubernetes clientset's registration, built once (as
+// fixture.Kube is).
+var kubeBuilt = sync.OnceValues(func() (*Built, error) {
+	scheme := runtime.NewScheme()
+	if err := kubescheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	table, err := resources.FromClientset(reflect.TypeFor[kubernetes.Interface](), scheme)
+	if err != nil {
+		return nil, err
+	}
+	return &Built{Table: table, Scheme: scheme, Decoder: serializer.NewCodecFactory(scheme).UniversalDecoder()}, nil
+})
+
+// kubeParts are the parts of the kubernetes clientset.
+func kubeParts(t testing.TB) Parts {
+	t.Helper()
+	b, err := kubeBuilt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Parts{
+		Iface:        reflect.TypeFor[kubernetes.Interface](),
+		Built:        b,
+		NewFake:      func(objs ...runtime.Object) Fake { return kubefake.NewSimpleClientset(objs...) },
+		NewFactory:   func(c any) Factory { return informers.NewSharedInformerFactory(c.(kubernetes.Interface), 0) },
+		NewForConfig: func(c *rest.Config) (any, error) { return kubernetes.NewForConfig(c) },
+	}
+}
+
+// newWorld makes a world of the kubernetes clientset and objs, as
+// fixture.New does; mod changes its configuration first.
+func newWorld(t *testing.T, mod func(*Config), objs ...runtime.Object) *World {
+	t.Helper()
+	var inFlight atomic.Int64
+	c := Config{
+		T: t, Ctx: t.Context(), Timeout: 10 * time.Second,
+		Registrations: []Parts{kubeParts(t)},
+		Objects:       objs,
+		InFlight:      &inFlight,
+		OnRecord:      func(actions.Action) {},
+	}
+	if mod != nil {
+		mod(&c)
+	}
+	w, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Cleanup)
+	return w
+}
+
+// kubeFactory is the world's informer factory of the kubernetes clientset.
+func kubeFactory(t *testing.T, w *World) informers.SharedInformerFactory {
+	t.Helper()
+	_, factory, ok := w.Clientset(reflect.TypeFor[kubernetes.Interface]())
+	if !ok {
+		t.Fatal("no kubernetes clientset")
+	}
+	return factory.(informers.SharedInformerFactory)
+}
+
+// unreachable is a Server no request reaches: what is tested here happens
+// before any request.
+type unreachable struct{}
+
+func (unreachable) ClientConfig(func(actions.Action)) *rest.Config {
+	return &rest.Config{Host: "http://127.0.0.1:1"}
+}

@@ -1,0 +1,428 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/internal/clientgo"
+)
+
+// touch notes that gvr of cs holds objects the informers should mirror.
+// The caller holds w.mu.
+func (w *World) touchLocked(gvr schema.GroupVersionResource, cs *clientset) {
+	if w.touched == nil {
+		w.touched = map[schema.GroupVersionResource]*clientset{}
+	}
+	w.touched[gvr] = cs
+}
+
+// touchedSorted returns the resources to mirror, in a fixed order.
+func (w *World) touchedSorted() []schema.GroupVersionResource {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	gvrs := make([]schema.GroupVersionResource, 0, len(w.touched))
+	for gvr := range w.touched {
+		gvrs = append(gvrs, gvr)
+	}
+	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
+	return gvrs
+}
+
+// trackerObjects lists what the tracker of cs holds for gvr.
+func (w *World) trackerObjects(gvr schema.GroupVersionResource, cs *clientset) ([]runtime.Object, error) {
+	in, ok := cs.table.ForGVR(gvr)
+	if !ok {
+		return nil, fmt.Errorf("%v is not served by %v", gvr, cs.iface)
+	}
+	if err := cs.track(gvr, "", true); err != nil {
+		return nil, err
+	}
+	list, err := cs.store.List(gvr, in.GVK, "")
+	if err != nil {
+		return nil, err
+	}
+	return meta.ExtractList(list)
+}
+
+// dirtySet names the objects of one resource written since the last
+// Refresh; all means the whole resource (a delete-collection, a create
+// without a name).
+type dirtySet struct {
+	all  bool
+	keys map[string]bool
+}
+
+// markDirtyLocked notes a write for Refresh. The caller holds w.mu.
+func (w *World) markDirtyLocked(a actions.Action, gvr schema.GroupVersionResource) {
+	w.markWrittenLocked(a, gvr, true)
+}
+
+// markWrittenLocked notes a write for the world's digest and, when dirty
+// (no recorded change will tell of it), for Refresh. The caller holds w.mu.
+func (w *World) markWrittenLocked(a actions.Action, gvr schema.GroupVersionResource, dirty bool) {
+	if w.writtenGVRs == nil {
+		w.writtenGVRs = map[schema.GroupVersionResource]bool{}
+	}
+	w.writtenGVRs[gvr] = true
+	if w.writtenKeys == nil {
+		w.writtenKeys = map[schema.GroupVersionResource]*dirtySet{}
+	}
+	if w.dirty == nil {
+		w.dirty = map[schema.GroupVersionResource]*dirtySet{}
+	}
+	noteWrite(w.writtenKeys, gvr, a)
+	if dirty {
+		noteWrite(w.dirty, gvr, a)
+	}
+}
+
+// noteWrite adds the object a writes to the set of gvr in sets.
+func noteWrite(sets map[schema.GroupVersionResource]*dirtySet, gvr schema.GroupVersionResource, a actions.Action) {
+	d := sets[gvr]
+	if d == nil {
+		d = &dirtySet{keys: map[string]bool{}}
+		sets[gvr] = d
+	}
+	if a.Verb == actions.VerbDeleteCollection || a.Name == "" {
+		d.all = true
+		return
+	}
+	d.keys[ObjectKey(a.Namespace, a.Name)] = true
+}
+
+// ObjectKey is a cache key: "namespace/name", or "name".
+func ObjectKey(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// Refresh is Refresh after Start; startFactories starts informers asked
+// for since (informer mode).
+func (w *World) Refresh(startFactories func()) {
+	w.t.Helper()
+	w.mu.Lock()
+	dirty := w.dirty
+	w.dirty = nil
+	w.mu.Unlock()
+	w.IndexAll()
+	if !w.informers {
+		w.deliver(dirty)
+		return
+	}
+	// An informer asked for since the start is started now, as a
+	// controller's Run would start it: never a wait for an informer that
+	// does not run.
+	if w.lateInformers() {
+		startFactories()
+	}
+	// The running informers watch the changes: wait for their resources.
+	written := map[schema.GroupVersionResource]bool{}
+	for gvr := range dirty {
+		written[gvr] = true
+	}
+	for _, c := range w.takeChanges() {
+		written[c.gvr] = true
+	}
+	gvrs := sortedResources(written)
+	for _, gvr := range gvrs {
+		w.mu.Lock()
+		cs := w.touched[gvr]
+		w.mu.Unlock()
+		informer, ok := cs.indexedInformer(gvr)
+		if !ok { // the controller has no informer for it: nothing to refresh
+			continue
+		}
+		scope, err := w.scopeOf(cs, gvr, informer) // what the informer lists
+		if err != nil {
+			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+		}
+		objs, err := w.trackerObjects(gvr, cs)
+		if err != nil {
+			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+		}
+		w.awaitInformer(gvr, informer, scope.filter(objs))
+	}
+	w.refreshSources(gvrs)
+}
+
+// lateInformers reports whether an informer was asked for since the
+// informers were started (informer mode) and does not run yet.
+func (w *World) lateInformers() bool {
+	w.t.Helper()
+	for _, cs := range w.clientsets {
+		requested, _ := clientgo.FactoryInformers(cs.factory)
+		for _, inf := range requested {
+			if !inf.HasSynced() && !inf.IsStopped() {
+				return true
+			}
+		}
+	}
+	for _, src := range w.informerSources() {
+		for _, si := range src.informers(false) {
+			if !si.informer.HasSynced() && !si.informer.IsStopped() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// awaitInformer waits until a running informer's store holds objs.
+func (w *World) awaitInformer(gvr schema.GroupVersionResource, informer cache.SharedIndexInformer, objs []runtime.Object) {
+	w.t.Helper()
+	want := map[string]runtime.Object{}
+	for _, o := range objs {
+		key, err := cache.MetaNamespaceKeyFunc(o)
+		if err != nil {
+			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+		}
+		want[key] = o
+	}
+	matches := func() bool {
+		store := informer.GetStore()
+		n := 0
+		for _, key := range store.ListKeys() {
+			if w.backend.owns(gvr, key) {
+				n++
+			}
+		}
+		if n != len(want) {
+			return false
+		}
+		for key, o := range want {
+			got, ok, _ := store.GetByKey(key)
+			if !ok || !reflect.DeepEqual(got, o) {
+				return false
+			}
+		}
+		return true
+	}
+	// The informer tells its handlers after it updated its store: check
+	// again on each event rather than polling.
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { signal() },
+		UpdateFunc: func(any, any) { signal() },
+		DeleteFunc: func(any) { signal() },
+	})
+	if err != nil {
+		w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+	}
+	defer func() { _ = informer.RemoveEventHandler(reg) }()
+	deadline := time.NewTimer(w.timeout)
+	defer deadline.Stop()
+	for !matches() {
+		select {
+		case <-changed:
+		case <-deadline.C:
+			w.t.Fatalf("fixture: the %v informer did not catch up with the tracker within %v", gvr, w.timeout)
+		case <-w.ctx.Done():
+			w.t.Fatalf("fixture: the test ended while refreshing %v", gvr)
+		}
+	}
+}
+
+// CacheCopy is a deep copy of an object in an informer's indexer, kept to
+// find out whether the controller changed the shared object.
+type CacheCopy struct {
+	gvr    schema.GroupVersionResource
+	shared runtime.Object
+	copy   runtime.Object
+}
+
+// SnapshotCaches copies the objects of the indexers the controller reads
+// that a sync of a key in namespace can reach: the objects of that
+// namespace and cluster-scoped ones, or, for a cluster-scoped key (an
+// empty namespace), every object. A copy made for an earlier sync is
+// reused while the indexer holds the same object (that sync's check found
+// it unchanged), so a sync pays for copies of the objects that are new
+// since the last one only.
+func (w *World) SnapshotCaches(namespace string) []CacheCopy {
+	copies := make(map[runtime.Object]runtime.Object, len(w.copies))
+	defer func() { w.copies = copies }()
+	var out []CacheCopy
+	for _, gvr := range w.touchedSorted() {
+		w.mu.Lock()
+		cs := w.touched[gvr]
+		w.mu.Unlock()
+		informer, ok := cs.indexedInformer(gvr)
+		if !ok {
+			continue
+		}
+		in, _ := cs.table.ForGVR(gvr)
+		out = w.snapshotIndexer(gvr, informer.GetIndexer(), in != nil && in.Namespaced, namespace, copies, out)
+	}
+	return w.snapshotSources(namespace, copies, out)
+}
+
+// IndexAll fills the indexers of informers the controller asked for since
+// the last call (see index).
+func (w *World) IndexAll() {
+	w.t.Helper()
+	for _, cs := range w.clientsets {
+		if err := w.index(cs); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.indexSources()
+}
+
+// CacheMutations describes every snapshotted object the controller changed.
+func CacheMutations(snap []CacheCopy) []string {
+	var out []string
+	for _, c := range snap {
+		if reflect.DeepEqual(c.shared, c.copy) {
+			continue
+		}
+		key, _ := cache.MetaNamespaceKeyFunc(c.copy)
+		out = append(out, fmt.Sprintf("%s %s changed (-cached +now):\n%s", c.gvr.Resource, key,
+			cmp.Diff(c.copy, c.shared, cmp.Exporter(func(reflect.Type) bool { return true }))))
+	}
+	return out
+}
+
+// snapshotIndexer adds to out copies of the objects of indexer (an
+// informer of gvr) that a sync of a key in namespace can reach, reusing
+// the copies of the last snapshot (w.copies) and noting them in copies.
+func (w *World) snapshotIndexer(gvr schema.GroupVersionResource, indexer cache.Indexer, namespaced bool, namespace string, copies map[runtime.Object]runtime.Object, out []CacheCopy) []CacheCopy {
+	var items []any
+	if namespaced && namespace != "" {
+		var err error
+		if items, err = indexer.ByIndex(cache.NamespaceIndex, namespace); err != nil {
+			items = nil
+			for _, item := range indexer.List() {
+				if m, err := meta.Accessor(item); err == nil && m.GetNamespace() == namespace {
+					items = append(items, item)
+				}
+			}
+		}
+	} else {
+		items = indexer.List()
+	}
+	for _, item := range items {
+		obj, ok := item.(runtime.Object)
+		if !ok {
+			continue
+		}
+		c, ok := w.copies[obj]
+		if !ok {
+			c = obj.DeepCopyObject()
+		}
+		copies[obj] = c
+		out = append(out, CacheCopy{gvr: gvr, shared: obj, copy: c})
+	}
+	return out
+}
+
+// AwaitHandlers waits until every event handler registered on informer
+// (named by what in a failure) has processed its initial list; it reports
+// false when the handlers' registrations cannot be reached.
+func (w *World) AwaitHandlers(ctx context.Context, informer cache.SharedIndexInformer, what string) bool {
+	w.t.Helper()
+	regs, ok := clientgo.Registrations(informer)
+	if !ok {
+		return false
+	}
+	for _, reg := range regs {
+		select {
+		case <-reg.HasSyncedChecker().Done():
+		case <-ctx.Done():
+			w.t.Fatalf("fixture: an event handler of %s did not process the informer's initial list within %v", what, w.timeout)
+		}
+	}
+	return true
+}
+
+// Digest is a fingerprint of the stored world, without what changes
+// on every write (resourceVersion, managed fields). It covers the objects
+// written since the world was seeded (the whole resource after a
+// delete-collection or a create without a name): the others are the same
+// in every world a row compares.
+func (w *World) Digest() string {
+	w.mu.Lock()
+	type part struct {
+		gvr  schema.GroupVersionResource
+		cs   *clientset
+		all  bool
+		keys []string
+	}
+	parts := make([]part, 0, len(w.writtenKeys))
+	for gvr, d := range w.writtenKeys {
+		p := part{gvr: gvr, cs: w.touched[gvr], all: d.all}
+		for k := range d.keys {
+			p.keys = append(p.keys, k)
+		}
+		sort.Strings(p.keys)
+		parts = append(parts, p)
+	}
+	w.mu.Unlock()
+	sort.Slice(parts, func(i, j int) bool { return parts[i].gvr.String() < parts[j].gvr.String() })
+	h := fnv.New128a()
+	write := func(key string, obj runtime.Object) {
+		fmt.Fprintf(h, "%s\x00", key)
+		if obj == nil {
+			h.Write([]byte("absent\x00"))
+			return
+		}
+		if m, err := meta.Accessor(obj); err == nil { // obj is a copy
+			m.SetResourceVersion("")
+			m.SetManagedFields(nil)
+		}
+		data, err := json.Marshal(obj)
+		if err != nil {
+			data = []byte(fmt.Sprintf("%#v", obj))
+		}
+		h.Write(data)
+		h.Write([]byte{0})
+	}
+	for _, p := range parts {
+		fmt.Fprintf(h, "%s\x00", p.gvr)
+		if p.all {
+			objs, err := w.trackerObjects(p.gvr, p.cs)
+			if err != nil {
+				w.t.Fatalf("fixture: %v", err)
+			}
+			for _, obj := range w.sortedView(objs) {
+				m, _ := meta.Accessor(obj)
+				write(ObjectKey(m.GetNamespace(), m.GetName()), obj)
+			}
+			continue
+		}
+		for _, key := range p.keys {
+			ns, name, ok := strings.Cut(key, "/")
+			if !ok {
+				ns, name = "", key
+			}
+			if err := p.cs.track(p.gvr, ns, false); err != nil {
+				w.t.Fatalf("fixture: %v", err)
+			}
+			obj, err := p.cs.store.Get(p.gvr, ns, name)
+			if err != nil {
+				obj = nil
+			}
+			write(key, obj)
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
