@@ -50,19 +50,21 @@ func TestImportRules(t *testing.T) {
 // module's packages, only those listed: fixture is the face; the engines
 // below it (internal/world: the stored world, backends, request path,
 // clients, informer feeds; internal/apiserver: the server's semantics;
-// internal/feed: informers fed as a reflector would; internal/clientgo:
+// internal/feed: informers fed as a reflector would; internal/goroutines:
+// which goroutines are the test's, the event wait and the leak check; internal/clientgo:
 // every read of client-go's private state; internal/resources: what a
 // clientset serves) never import anything above them.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
-		"fixture":            {"actions", "golden", "internal/world", "internal/resources"},
-		"golden":             {"actions"},
-		"actions":            {"internal/resources"},
-		"internal/world":     {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
-		"internal/feed":      {"internal/clientgo"},
-		"internal/apiserver": {},
-		"internal/clientgo":  {},
-		"internal/resources": {},
+		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/resources"},
+		"golden":              {"actions"},
+		"actions":             {"internal/resources"},
+		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
+		"internal/feed":       {"internal/clientgo"},
+		"internal/goroutines": {},
+		"internal/apiserver":  {},
+		"internal/clientgo":   {},
+		"internal/resources":  {},
 	}
 	for pkg, ok := range allowed {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+"/"+pkg).Output()
