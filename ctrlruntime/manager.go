@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
-	"strings"
 	"sync"
 	"time"
 
@@ -300,25 +298,4 @@ func (c *Client) IndexField(obj client.Object, field string, extract client.Inde
 	}
 	c.indexes[gvk][field] = extract
 	return nil
-}
-
-// kindSources counts the event sources of a controller that watch a kind
-// (source.Kind), read off its unexported list of watches.
-func kindSources(ctrl any) (int, bool) {
-	v := reflect.ValueOf(ctrl)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return 0, false
-	}
-	w := v.Elem().FieldByName("startWatches")
-	if !w.IsValid() || w.Kind() != reflect.Slice {
-		return 0, false
-	}
-	n := 0
-	for i := range w.Len() {
-		e := w.Index(i)
-		if e.Kind() == reflect.Interface && !e.IsNil() && strings.Contains(e.Elem().Type().String(), "Kind[") {
-			n++
-		}
-	}
-	return n, true
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrltest/ctrltest/ctrlruntime/internal/crprivate"
 )
 
 // Watches delivers object events to the event sources of the controllers
@@ -42,7 +44,7 @@ func (m *Manager) Watches(t testing.TB) *Watches {
 	}
 	want := 0
 	for _, c := range ctrls {
-		n, ok := kindSources(c)
+		n, ok := crprivate.KindSources(c)
 		if !ok {
 			t.Fatalf("ctrlruntime.Manager.Watches: %T is not a controller-runtime controller; only controllers built with builder.ControllerManagedBy or controller.New are supported", c)
 		}
@@ -78,8 +80,8 @@ func (m *Manager) Watches(t testing.TB) *Watches {
 	}
 	w := &Watches{t: t, m: m}
 	for _, c := range ctrls {
-		q, ok := reflect.ValueOf(c).Elem().FieldByName("Queue").Interface().(workqueue.TypedInterface[reconcile.Request])
-		if !ok || q == nil {
+		q, ok := crprivate.Queue(c)
+		if !ok {
 			t.Fatalf("ctrlruntime.Manager.Watches: the queue of %T is not readable", c)
 		}
 		w.queues = append(w.queues, q)
@@ -179,20 +181,13 @@ func (w *Watches) String() string {
 	return fmt.Sprint(kinds)
 }
 
-// newQueueFunc is the type of a controller's NewQueue.
-type newQueueFunc = func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
-
 // plainQueue gives a controller a work queue without metrics (whose
 // goroutine would outlive the test by up to half a second) and without
 // priorities (whose adds are asynchronous): what Watches reads. The
 // controller's workers never run, so the queue's kind is not observable
 // otherwise.
 func plainQueue(ctrl any) {
-	f := reflect.ValueOf(ctrl).Elem().FieldByName("NewQueue")
-	if !f.IsValid() || !f.CanSet() || f.Type() != reflect.TypeFor[newQueueFunc]() {
-		return
-	}
-	f.Set(reflect.ValueOf(newQueueFunc(func(_ string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	crprivate.SetNewQueue(ctrl, func(_ string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 		return workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{})
-	})))
+	})
 }
