@@ -86,7 +86,7 @@ func TestGetRepresentations(t *testing.T) {
 		t.Errorf("metadata Get: labels %v, uid %q, kind %q", p.Labels, p.UID, p.Kind)
 	}
 
-	if diff := cmp.Diff([]string{"get deployments", "get deployments", "get deployments"}, verbs(f.Actions())); diff != "" {
+	if diff := cmp.Diff([]string{"get deployments", "get deployments", "get deployments"}, verbs(f.Requests())); diff != "" {
 		t.Errorf("recorded requests (-want +got):\n%s", diff)
 	}
 
@@ -229,7 +229,7 @@ func TestWrites(t *testing.T) {
 		t.Errorf("after DeleteAllOf and Delete (-want +got):\n%s", diff)
 	}
 	want := []string{"create deployments", "get deployments", "update deployments", "update deployments", "patch deployments", "patch deployments", "patch deployments", "patch deployments", "delete-collection deployments", "delete deployments"}
-	if diff := cmp.Diff(want, verbs(f.Actions())); diff != "" {
+	if diff := cmp.Diff(want, verbs(f.Requests())); diff != "" {
 		t.Errorf("recorded requests (-want +got):\n%s", diff)
 	}
 }
@@ -258,7 +258,7 @@ func TestStatusAndSubresources(t *testing.T) {
 	if got.Status.ReadyReplicas != 1 {
 		t.Errorf("status patch: the world holds ready %d, want 1", got.Status.ReadyReplicas)
 	}
-	if diff := cmp.Diff([]string{"get deployments", "update deployments/status", "patch deployments/status"}, verbs(f.Actions())); diff != "" {
+	if diff := cmp.Diff([]string{"get deployments", "update deployments/status", "patch deployments/status"}, verbs(f.Requests())); diff != "" {
 		t.Errorf("recorded requests (-want +got):\n%s", diff)
 	}
 }
