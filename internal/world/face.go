@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
-	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/internal/clientgo"
 	"github.com/ctrltest/ctrltest/internal/resources"
 )
@@ -49,10 +48,11 @@ type Config struct {
 	Admission       Admission
 	// Objects are the seeds, in order (not yet typed: see Seed).
 	Objects []runtime.Object
-	// InFlight counts the requests being served; OnRecord sees every
-	// recorded request first (the fixture's event recorder).
+	// InFlight counts the requests being served; OnEvent is told of every
+	// event the controller's broadcasters write, with the time an
+	// events.k8s.io event was observed (zero for core/v1 events).
 	InFlight *atomic.Int64
-	OnRecord func(actions.Action)
+	OnEvent  func(e EventRecord, at time.Time)
 }
 
 // New makes the world of one fixture.
@@ -64,7 +64,7 @@ func New(c Config) (*World, error) {
 		timeout:   c.Timeout,
 		informers: c.Informers,
 		inFlight:  c.InFlight,
-		onRecord:  c.OnRecord,
+		onEvent:   c.OnEvent,
 	}
 	switch {
 	case c.Server != nil:

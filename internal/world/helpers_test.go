@@ -59,7 +59,6 @@ func newWorld(t *testing.T, mod func(*Config), objs ...runtime.Object) *World {
 		Registrations: []Parts{kubeParts(t)},
 		Objects:       objs,
 		InFlight:      &inFlight,
-		OnRecord:      func(actions.Action) {},
 	}
 	if mod != nil {
 		mod(&c)
