@@ -19,11 +19,21 @@
 //	                 (the owner is not synced again)         handlers (fixture.AwaitEnqueued)
 //	Adopter          writes twice from one copy (a stale     the API server model (on by
 //	                 resourceVersion on the second write)    default): a Conflict
+//	Canary           names its Pod by generateName (a sync   the stale-cache sweep
+//	                 its cache lags makes a second one)      (Row.SweepCaches): own-writes
+//	Tagger           clears the resourceVersion (overwrites  the stale-cache sweep:
+//	                 what its cache has not shown yet)       other-writer
+//	Reaper           takes a cache miss for a deletion       the stale-cache sweep:
+//	                 (deletes the Pods of a new Deployment)  not-in-cache
 //
 // A sixth controller, Exporter, has no broken variant: it needs two syncs to
 // settle a new Deployment, and its test follows it to the end with
 // Row.WantObjects (see fixture.Converge). That test also shows the
 // hot-looping StatusWriter never settling.
+//
+// The stale-cache sweep's three examples are tested in caches_test.go: a
+// table of each Correct controller with SweepCaches on, and one test that
+// sweeps both variants of each and reads the reports.
 //
 // The tests come in pairs. The first of each pair is ordinary ctrltest
 // usage, the part to copy: the Correct controller passes the check. Its

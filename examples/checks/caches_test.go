@@ -1,0 +1,154 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/fixture"
+)
+
+// The stale-cache sweep's examples: Canary, Tagger and Reaper, each with a
+// table of the Correct controller swept (SweepCaches: the part to copy)
+// and a test that sweeps both variants and reads the report.
+
+func canary(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
+	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		inf := f.KubeInformers()
+		return NewCanary(f.Kube(), inf.Apps().V1().Deployments(), inf.Core().V1().Pods(), v).Sync
+	}
+}
+
+var canaryRow = fixture.Row{
+	Name:        "makes the canary Pod of a Deployment",
+	Objects:     []runtime.Object{deployment(1)},
+	Key:         "default/web",
+	WantActions: []actions.Action{actions.Create(canaryPod(deployment(1)))},
+}
+
+// TestCanary is ordinary table testing with the stale-cache sweep on: the
+// row runs as usual, then once per lag, and fails if a lag makes the
+// controller do damage.
+func TestCanary(t *testing.T) {
+	fixture.Table[string]{
+		Wire:        canary(Correct),
+		SweepCaches: true,
+		Rows: []fixture.Row{canaryRow, {
+			Name:    "leaves a Deployment with its canary alone",
+			Objects: []runtime.Object{deployment(1), canaryPod(deployment(1))},
+			Key:     "default/web",
+		}},
+	}.Run(t)
+}
+
+func tagger(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
+	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		return NewTagger(f.Kube(), f.KubeInformers().Apps().V1().Deployments(), v).Sync
+	}
+}
+
+func tagged(tier string) runtime.Object {
+	d := deployment(1)
+	d.Labels = map[string]string{TierLabel: tier}
+	return d
+}
+
+var taggerRow = fixture.Row{
+	Name:        "labels a small Deployment",
+	Objects:     []runtime.Object{deployment(1)},
+	Key:         "default/web",
+	WantActions: []actions.Action{actions.Update(tagged("small"))},
+}
+
+// TestTagger: the Correct Tagger passes the sweep.
+func TestTagger(t *testing.T) {
+	fixture.Table[string]{
+		Wire:        tagger(Correct),
+		SweepCaches: true,
+		Rows:        []fixture.Row{taggerRow},
+	}.Run(t)
+}
+
+func reaper(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
+	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		inf := f.KubeInformers()
+		return NewReaper(f.Kube(), inf.Apps().V1().Deployments(), inf.Core().V1().Pods(), v).Sync
+	}
+}
+
+// worker is a worker Pod of the Deployment web.
+func worker(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{WorkerOfLabel: "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "worker", Image: "busybox:1.37"}}},
+	}
+}
+
+var reaperRow = fixture.Row{
+	Name:    "keeps the workers of a Deployment",
+	Objects: []runtime.Object{deployment(1), worker("web-worker")},
+	Key:     "default/web",
+}
+
+// TestReaper: the Correct Reaper passes the sweep.
+func TestReaper(t *testing.T) {
+	fixture.Table[string]{
+		Wire:        reaper(Correct),
+		SweepCaches: true,
+		Rows: []fixture.Row{reaperRow, {
+			Name:        "deletes the workers of a deleted Deployment",
+			Objects:     []runtime.Object{worker("web-worker")},
+			Key:         "default/web",
+			AbsentKey:   true,
+			WantReads:   []actions.Action{actions.Get(deployment(1))},
+			WantActions: []actions.Action{actions.Delete(worker("web-worker"))},
+		}},
+	}.Run(t)
+}
+
+// TestStaleCacheDamageIsCaught sweeps both variants of each controller and
+// reads the report: each Broken controller does one kind of damage under
+// one lag; the Correct ones do none.
+func TestStaleCacheDamageIsCaught(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		wire func(Variant) func(f *fixture.Fixture) fixture.SyncFunc[string]
+		row  fixture.Row
+		// want is the broken variant's damage: "lag: kind"; the text
+		// must contain wording.
+		want    []string
+		wording string
+	}{
+		{"Canary", canary, canaryRow, []string{"own-writes: duplicate"}, "2 pods in default are controlled by Deployment web"},
+		{"Tagger", tagger, taggerRow, []string{"other-writer: lost update"}, "lost the annotation ctrltest.dev/other-writer"},
+		{"Reaper", reaper, reaperRow, []string{"not-in-cache: lost object"}, "pods default/web-worker was deleted"},
+	} {
+		for _, v := range []Variant{Correct, Broken} {
+			t.Run(tt.name+"/"+v.String(), func(t *testing.T) {
+				report := fixture.Table[string]{Wire: tt.wire(v)}.CacheSweep(t, tt.row)
+				var got []string
+				for _, o := range report.Damaged() {
+					for _, d := range o.Damage {
+						got = append(got, o.Lag+": "+d.Kind)
+						if !strings.Contains(d.Text, tt.wording) {
+							t.Errorf("damage %q does not contain %q", d.Text, tt.wording)
+						}
+					}
+				}
+				var want []string
+				if v == Broken {
+					want = tt.want
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("damage (-want +got):\n%s\n%s", d, report)
+				}
+				t.Logf("%s", report)
+			})
+		}
+	}
+}
