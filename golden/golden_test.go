@@ -353,3 +353,16 @@ func TestUpdateRecreatesDeletedFileIdentically(t *testing.T) {
 		t.Errorf("recreated file differs:\n%s\n---\n%s", first, second)
 	}
 }
+
+// A sync whose fixture had no work-queue spy renders no enqueued field:
+// an empty list would claim the controller enqueued nothing.
+func TestRenderQueueUnseen(t *testing.T) {
+	seen, err := Render(Sync{Key: "default/web"})
+	if err != nil || !strings.Contains(string(seen), "enqueued: []\n") {
+		t.Errorf("a sync with a spy that enqueued nothing renders (%v):\n%s", err, seen)
+	}
+	unseen, err := Render(Sync{Key: "default/web", QueueUnseen: true})
+	if err != nil || strings.Contains(string(unseen), "enqueued") {
+		t.Errorf("a sync without a spy renders (%v):\n%s", err, unseen)
+	}
+}

@@ -26,6 +26,10 @@ type Sync struct {
 	Events []Event
 	// Enqueued are the work-queue records, one line each, in order.
 	Enqueued []string
+	// QueueUnseen says that the fixture had no work-queue spy (the
+	// controller made its own queue): what it enqueued was not seen, and
+	// enqueued does not render, rather than as an empty list.
+	QueueUnseen bool
 	// Err is the sync's error.
 	Err error
 	// Returned is what the sync function returned besides its error, as
@@ -52,7 +56,7 @@ type syncDoc struct {
 	Returned string      `json:"returned,omitempty"`
 	Actions  []actionDoc `json:"actions"`
 	Events   []Event     `json:"events"`
-	Enqueued []string    `json:"enqueued"`
+	Enqueued any         `json:"enqueued,omitempty"` // []string; nil when unseen
 	Error    *string     `json:"error"`
 }
 
@@ -73,7 +77,8 @@ type actionDoc struct {
 // Render returns the canonical YAML of a sync: its key, one entry per
 // action in order (verb, apiVersion, resource, subresource, namespace, name,
 // field manager, and the object as kubectl get -o yaml shows it, or the
-// patch type and body; the server's answer when it refused it), the events, the enqueued records and the error
+// patch type and body; the server's answer when it refused it), the events, the enqueued records (no
+// enqueued field when the fixture had no work-queue spy: QueueUnseen) and the error
 // text, and what the sync function returned besides its error when it
 // says (Returned).
 // Keys are sorted, volatile metadata (actions.NormalizeVolatile) is removed
@@ -92,12 +97,12 @@ type actionDoc struct {
 func Render(s Sync, opts ...Option) ([]byte, error) {
 	c := newConfig(opts)
 	ids := uids{}
-	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: s.Events, Enqueued: s.Enqueued}
+	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: s.Events}
 	if doc.Events == nil {
 		doc.Events = []Event{}
 	}
-	if doc.Enqueued == nil {
-		doc.Enqueued = []string{}
+	if !s.QueueUnseen {
+		doc.Enqueued = append([]string{}, s.Enqueued...)
 	}
 	if s.Err != nil {
 		msg := s.Err.Error()
