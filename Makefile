@@ -10,7 +10,7 @@ BENCH     ?= .
 COUNT     ?= 6
 BENCHTIME ?= 1x
 
-.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench golden verify-golden parity fuzz
+.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench binary-size golden verify-golden parity fuzz
 
 all: lint test
 
@@ -104,6 +104,12 @@ bench:
 	cd ctrlruntime/examples/parity && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../../../.bench/new.txt
 	cd examples/kcm && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../../.bench/new.txt
 	$(GO) tool -modfile=$(TOOLS) benchstat -col /impl .bench/new.txt
+
+## binary-size: the size of a controller test binary with ctrltest against
+## the hand-written fixture's, and what keeps the linker from dropping
+## unused methods (hack/binary-size.sh; docs/performance.md).
+binary-size:
+	hack/binary-size.sh
 
 ## parity: run the example tables, the semantics suite (parity/semantics)
 ## and the ctrlruntime examples' reconciler tables (ctrlruntime/examples/parity)
