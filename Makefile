@@ -10,7 +10,7 @@ BENCH     ?= .
 COUNT     ?= 6
 BENCHTIME ?= 1x
 
-.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench golden verify-golden parity fuzz
+.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench binary-size golden verify-golden parity fuzz
 
 all: lint test
 
@@ -27,11 +27,13 @@ verify-doc-paths:
 verify-go-line:
 	hack/verify-go-line.sh
 
-# parity/, crd/, ctrlruntime/, examples/legacyscheme/ and examples/kcm/ are
-# modules of their own, so that the core module never requires their
-# dependencies (parity's tests skip until hack/parity-binaries.sh has built
-# a kube-apiserver; ctrlruntime requires controller-runtime; legacyscheme
-# and kcm, k8s.io/kubernetes).
+# parity/, crd/, ctrlruntime/, ctrlruntime/examples/parity/,
+# examples/legacyscheme/ and examples/kcm/ are modules of their own, so that
+# the core module never requires their dependencies (parity's tests skip
+# until hack/parity-binaries.sh has built a kube-apiserver; ctrlruntime
+# requires controller-runtime; ctrlruntime/examples/parity holds the
+# ctrlruntime examples' parity tests, so that ctrlruntime does not require
+# parity; legacyscheme and kcm, k8s.io/kubernetes).
 unit:
 	$(GO) test -race -count=1 $(PKGS)
 	cd crd && $(GO) test -race -count=1 ./...
@@ -39,6 +41,7 @@ unit:
 	cd examples/kcm && $(GO) test -race -count=1 ./...
 	cd parity && $(GO) test -race -count=1 ./...
 	cd ctrlruntime && $(GO) test -race -count=1 ./...
+	cd ctrlruntime/examples/parity && $(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet $(PKGS)
@@ -47,17 +50,19 @@ vet:
 	cd examples/kcm && $(GO) vet ./...
 	cd parity && $(GO) vet ./...
 	cd ctrlruntime && $(GO) vet ./...
+	cd ctrlruntime/examples/parity && $(GO) vet ./...
 
-## lint: gofmt must print nothing; go vet; staticcheck.
+## lint: gofmt must print nothing; go vet; staticcheck (not of generated code).
 lint: vet
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
-	$(GO) tool -modfile=$(TOOLS) staticcheck $$($(GO) list $(PKGS) | grep -v /generated/)
+	$(GO) tool -modfile=$(TOOLS) staticcheck $$($(GO) list $(PKGS) | grep -v -e /generated/ -e /noschema/)
 	cd crd && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
 	cd examples/legacyscheme && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
 	cd examples/kcm && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
 	cd parity && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
 	cd ctrlruntime && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
+	cd ctrlruntime/examples/parity && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
 
 ## codegen: regenerate the reference controller's clients, listers and informers.
 codegen:
@@ -96,11 +101,18 @@ bench:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 $(PKGS) | tee .bench/new.txt
 	cd ctrlruntime && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../.bench/new.txt
+	cd ctrlruntime/examples/parity && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../../../.bench/new.txt
 	cd examples/kcm && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -count $(COUNT) -timeout 0 ./... | tee -a ../../.bench/new.txt
 	$(GO) tool -modfile=$(TOOLS) benchstat -col /impl .bench/new.txt
 
+## binary-size: the size of a controller test binary with ctrltest against
+## the hand-written fixture's, and what keeps the linker from dropping
+## unused methods (hack/binary-size.sh; docs/performance.md).
+binary-size:
+	hack/binary-size.sh
+
 ## parity: run the example tables, the semantics suite (parity/semantics)
-## and the ctrlruntime module's reconciler tables (its Parity tests)
+## and the ctrlruntime examples' reconciler tables (ctrlruntime/examples/parity)
 ## on the fixture's world and on a real API server, and print the reports.
 ## Builds kube-apiserver and etcd from the Go module proxy on first use
 ## (hack/parity-binaries.sh; minutes, then cached in .cache/parity; nothing
@@ -111,8 +123,8 @@ parity:
 	@if [ -z "$$CTRLTEST_PARITY_KUBECONFIG" ]; then hack/parity-binaries.sh; fi
 	@mkdir -p $(dir $(PARITY_REPORT)) && rm -f $(PARITY_REPORT)
 	@cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
-		$(GO) test -race -count=1 ./... && cd ../ctrlruntime && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
-		$(GO) test -race -count=1 -run Parity ./...; rc=$$?; \
+		$(GO) test -race -count=1 ./... && cd ../ctrlruntime/examples/parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
+		$(GO) test -race -count=1 ./...; rc=$$?; \
 		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc
 
 ## fuzz: the differential fuzzer (parity/fuzz): random request sequences on

@@ -12,12 +12,9 @@ require (
 	sigs.k8s.io/controller-runtime v0.25.2
 )
 
-require k8s.io/apiserver v0.37.2 // indirect
-
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/ctrltest/ctrltest/parity v0.0.0
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
@@ -75,7 +72,3 @@ require (
 )
 
 replace github.com/ctrltest/ctrltest => ../
-
-replace github.com/ctrltest/ctrltest/parity => ../parity
-
-replace github.com/ctrltest/ctrltest/crd => ../crd

@@ -99,3 +99,6 @@ generate() {
 generate controller/apis samplecontroller/v1alpha1 controller/generated ./hack/models-schema
 # A test-only API for ctrltest's own tests.
 generate internal/testapi/apis gateway/v1alpha1 internal/testapi/generated ./hack/testapi-schema
+# The same API without an OpenAPI schema, as a user may generate it: its
+# fake's NewClientset knows none of the types (fixture/noschema_test.go).
+generate internal/testapi/apis gateway/v1alpha1 internal/testapi/noschema

@@ -20,7 +20,7 @@ cp -R "${root}/hack/openapischema" "${scratch}/hack/"
 "${root}/hack/update-codegen.sh" "${scratch}"
 
 status=0
-for path in controller/generated controller/apis internal/testapi/generated internal/testapi/apis; do
+for path in controller/generated controller/apis internal/testapi/generated internal/testapi/noschema internal/testapi/apis; do
   if ! diff -r -u "${root}/${path}" "${scratch}/${path}" >"${scratch}/diff.txt"; then
     echo "verify-codegen: ${path} is out of date; run 'make codegen' and commit the result:" >&2
     cat "${scratch}/diff.txt" >&2

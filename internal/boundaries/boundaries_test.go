@@ -3,6 +3,7 @@ package boundaries
 
 import (
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -116,6 +117,29 @@ func TestToolsStayOutOfTheModuleGraph(t *testing.T) {
 		for _, line := range strings.Split(string(out), "\n") {
 			if strings.HasPrefix(line, tool+" ") {
 				t.Errorf("the core module's graph holds %s; pin tools in hack/tools/go.mod", line)
+			}
+		}
+	}
+}
+
+// TestUserModulesDoNotCarryParity: the modules a user requires (the core
+// module, crd and ctrlruntime) do not have the parity module in their
+// graph, so a user's go list -m all and go doc need no replace line for it
+// and their builds do not carry kube-apiserver's dependencies (issue 23
+// item 12). Tests that need parity live in modules of their own
+// (ctrlruntime/examples/parity, examples/kcm).
+func TestUserModulesDoNotCarryParity(t *testing.T) {
+	for _, dir := range []string{".", "crd", "ctrlruntime"} {
+		cmd := exec.Command("go", "list", "-m", "all")
+		cmd.Dir = filepath.Join("..", "..", dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("go list -m all in %s: %v\n%s", dir, err, out)
+			continue
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, module+"/parity ") || line == module+"/parity" {
+				t.Errorf("the module graph of %s holds %q; move the tests that need parity into a module of their own (as ctrlruntime/examples/parity)", dir, line)
 			}
 		}
 	}

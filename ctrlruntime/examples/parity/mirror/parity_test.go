@@ -1,8 +1,8 @@
-// Package parity runs the mirror reconciler's table on client-go's fakes
+// Package mirrorparity runs the mirror reconciler's table on client-go's fakes
 // and on a real API server (through controller-runtime's own client, made
 // from the fixture's RESTConfig), and reports where they differ. Its tests
-// skip without a server (see the parity module: make parity).
-package parity
+// skip without a server (make parity).
+package mirrorparity
 
 import (
 	"fmt"
