@@ -52,17 +52,19 @@ func TestImportRules(t *testing.T) {
 // below it (internal/world: the stored world, backends, request path,
 // clients, informer feeds; internal/apiserver: the server's semantics;
 // internal/feed: informers fed as a reflector would; internal/goroutines:
-// which goroutines are the test's, the event wait and the leak check; internal/clientgo:
+// which goroutines are the test's, the event wait and the leak check;
+// internal/queues: the work-queue spies and their log; internal/clientgo:
 // every read of client-go's private state; internal/resources: what a
 // clientset serves) never import anything above them.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
-		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/resources"},
+		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources"},
 		"golden":              {"actions"},
 		"actions":             {"internal/resources"},
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
 		"internal/feed":       {"internal/clientgo"},
 		"internal/goroutines": {},
+		"internal/queues":     {},
 		"internal/apiserver":  {},
 		"internal/clientgo":   {},
 		"internal/resources":  {},
