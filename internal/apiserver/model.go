@@ -839,7 +839,67 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		return m.store(r, ns, obj)
 	}
+	if oldMeta, _ := meta.Accessor(old); len(oldMeta.GetFinalizers()) > 0 {
+		// The finalizers were the garbage collector's and this delete
+		// removed the last: the registry's update for them answered
+		// errDeleteNow without writing, and Store.Delete goes on with the
+		// empty object that update left. A dry run answers that object;
+		// a resourceVersion precondition is checked against its empty
+		// resourceVersion, and fails (kube-apiserver v1.37: the object
+		// stays as it was).
+		if _, dry := r.Store.(dryStore); dry {
+			empty, err := r.New()
+			if err != nil {
+				return nil, false, apierrors.NewInternalError(err)
+			}
+			empty.GetObjectKind().SetGroupVersionKind(r.GVK)
+			return empty, false, nil
+		}
+		if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
+			return nil, false, lostPrecondition(r, ns, name, oldMeta.GetResourceVersion())
+		}
+	}
 	return m.remove(r, ns, name, old)
+}
+
+// lostPrecondition is the Conflict of kube-apiserver v1.37's Store.Delete
+// when a delete removes the last (garbage collector's) finalizers of an
+// object and carries a resourceVersion precondition: the etcd3 store
+// checks the precondition, replaced by the resourceVersion of an update
+// that was never written (""), against the stored object's.
+func lostPrecondition(r *Resource, ns, name, stored string) error {
+	return apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf(
+		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s",
+		storageKey(r, ns, name), stored))
+}
+
+// specialPrefixes are kube-apiserver's etcd prefixes of the built-in
+// resources not stored under their own name
+// (k8s.io/kubernetes/pkg/kubeapiserver.SpecialDefaultResourcePrefixes).
+var specialPrefixes = map[schema.GroupResource]string{
+	{Resource: "replicationcontrollers"}:                "controllers",
+	{Resource: "endpoints"}:                             "services/endpoints",
+	{Resource: "nodes"}:                                 "minions",
+	{Resource: "services"}:                              "services/specs",
+	{Group: "extensions", Resource: "ingresses"}:        "ingress",
+	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
+}
+
+// storageKey is the etcd key kube-apiserver stores an object under (with
+// its default --etcd-prefix, /registry): a custom resource's under its
+// group and plural, a built-in one's under its resource's prefix.
+func storageKey(r *Resource, ns, name string) string {
+	prefix := r.GVR.Resource
+	switch p, ok := specialPrefixes[r.GVR.GroupResource()]; {
+	case r.Custom:
+		prefix = r.GVR.Group + "/" + r.GVR.Resource
+	case ok:
+		prefix = p
+	}
+	if r.Namespaced {
+		return "/registry/" + prefix + "/" + ns + "/" + name
+	}
+	return "/registry/" + prefix + "/" + name
 }
 
 // store stores obj, changed, with a new resourceVersion.

@@ -88,14 +88,4 @@ var knownClasses = []knownClass{{
 		return d.Op.Sub == "status" && d.Op.Verb != "patch" && d.Field == "error" && strings.HasPrefix(d.Model, "404 NotFound") && !strings.HasPrefix(d.Server, "404")
 	},
 	taints: true,
-}, {
-	name: "the server's lost delete precondition",
-	reason: "kube-apiserver v1.37 bug: a delete with a resourceVersion precondition that removes the last (garbage collector's) " +
-		"finalizer of an object being deleted fails with a StorageError (the store checks the precondition against the " +
-		"empty object of an update it skipped); the model deletes the object, as the request means",
-	match: func(d divergence) bool {
-		return d.Op.Verb == "delete" && d.Field == "error" && d.Model == "ok" &&
-			strings.Contains(d.Server, "Precondition failed: ResourceVersion in precondition: ,")
-	},
-	taints: true,
 }}

@@ -63,6 +63,8 @@ type objState struct {
 var (
 	uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	rvPattern  = regexp.MustCompile(`((?:ResourceVersion in the precondition|in record) )\(\d+\)`)
+	// storeRVPattern is the stored resourceVersion a StorageError names.
+	storeRVPattern = regexp.MustCompile(`(ResourceVersion in object meta: )\d+`)
 )
 
 const (
@@ -237,6 +239,7 @@ func (s *side) errText(err error) string {
 		// uids and resourceVersions are each side's own.
 		msg = uidPattern.ReplaceAllString(msg, "<uid>")
 		msg = rvPattern.ReplaceAllString(msg, "$1(<rv>)")
+		msg = storeRVPattern.ReplaceAllString(msg, "$1<rv>")
 		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, msg)
 	}
 	return "error: " + strings.ReplaceAll(err.Error(), s.ns, "<ns>")
