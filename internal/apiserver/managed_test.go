@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -90,5 +91,61 @@ func TestManagedFieldsOfEveryWrite(t *testing.T) {
 	d = w.get(t, "v1/deployments", "web").(*appsv1.Deployment)
 	if got, want := managers(t, d), []string{userAgentManager() + " Update", "b Update status"}; !slices.Equal(got, want) {
 		t.Errorf("after a /status update: managers %q; want %q", got, want)
+	}
+}
+
+// The server's field manager sees a DaemonSet's template generation as
+// the request has it (through the internal spec.templateGeneration,
+// written back as "0" when the request has none), before the strategy
+// sets the stored one: a blind update without the annotation owns it,
+// though the stored value stays; a create without it, or an update that
+// sends back what it read, does not.
+func TestDaemonSetTemplateGenerationOwnership(t *testing.T) {
+	w := newWorld(t)
+	gvk := appsv1.SchemeGroupVersion.WithKind("DaemonSet")
+	w.add(appsv1.SchemeGroupVersion, "daemonsets", "DaemonSet", true)
+	r := w.res["v1/daemonsets"]
+	r.Fields = newDeducedFields(t, gvk, "")
+	gvr := r.GVR
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "x"}}}
+	if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewCreateActionWithOptions(gvr, "ns", ds, metav1.CreateOptions{FieldManager: "b"})); err != nil {
+		t.Fatal(err)
+	}
+	owners := func() map[string]bool {
+		t.Helper()
+		got := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+		if g := got.Annotations[templateGeneration]; g != "1" {
+			t.Errorf("template generation %q; want 1 (the strategy's)", g)
+		}
+		out := map[string]bool{}
+		for _, e := range got.ManagedFields {
+			if strings.Contains(string(e.FieldsV1.Raw), templateGeneration) {
+				out[e.Manager] = true
+			}
+		}
+		return out
+	}
+	if got := owners(); len(got) != 0 {
+		t.Errorf("after a create without the annotation: its owners %v; want none", got)
+	}
+
+	read := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+	read.Labels["app"] = "y"
+	if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewUpdateActionWithOptions(gvr, "ns", read, metav1.UpdateOptions{FieldManager: "c"})); err != nil {
+		t.Fatal(err)
+	}
+	if got := owners(); len(got) != 0 {
+		t.Errorf("after an update sending back what it read: its owners %v; want none", got)
+	}
+
+	blind := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "z"}}}
+	if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewUpdateActionWithOptions(gvr, "ns", blind, metav1.UpdateOptions{FieldManager: "a"})); err != nil {
+		t.Fatal(err)
+	}
+	if got := owners(); !got["a"] || len(got) != 1 {
+		t.Errorf("after a blind update without the annotation: its owners %v; want a", got)
+	}
+	if got, want := managers(t, w.get(t, "v1/daemonsets", "ds")), []string{"a Update", "b Update"}; !slices.Equal(got, want) {
+		t.Errorf("managers %q; want %q (c owned only the label a took)", got, want)
 	}
 }

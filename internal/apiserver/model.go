@@ -427,6 +427,10 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	om.SetDeletionTimestamp(nil)
 	om.SetDeletionGracePeriodSeconds(nil)
 	s := r.strategy()
+	var view fieldsView
+	if s.fieldsView != nil {
+		view = s.fieldsView(om)
+	}
 	if r.Status && !s.keepStatusOnCreate {
 		clearPart(obj, "status")
 	}
@@ -441,7 +445,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if obj, err = r.Fields.Update(empty, obj, managerOf(w.manager)); err != nil {
+		if obj, err = updateFields(r.Fields, empty, obj, view, managerOf(w.manager)); err != nil {
 			return nil, err
 		}
 		om, _ = meta.Accessor(obj)
@@ -512,6 +516,10 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
+	var view fieldsView
+	if s := r.strategy(); s.fieldsView != nil {
+		view = s.fieldsView(om)
+	}
 	m.prepareForUpdate(r, sub, obj, old)
 	// The managed fields of what the strategy kept: the server's field
 	// manager ignores the fields the strategy resets (its
@@ -520,7 +528,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	if fm, err := r.fieldsFor(w.fieldsSub(sub), false); err != nil {
 		return nil, false, apierrors.NewInternalError(err)
 	} else if fm != nil && !w.managed {
-		if obj, err = fm.Update(old, obj, managerOf(w.manager)); err != nil {
+		if obj, err = updateFields(fm, old, obj, view, managerOf(w.manager)); err != nil {
 			return nil, false, err
 		}
 		om, _ = meta.Accessor(obj)
@@ -544,6 +552,34 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return m.remove(r, ns, om.GetName(), obj)
 	}
 	return m.store(r, ns, obj)
+}
+
+// updateFields records manager's write of obj over live in its managed
+// fields, through fm, as the server's field manager sees obj (view, when
+// not nil).
+func updateFields(fm FieldManager, live, obj runtime.Object, view fieldsView, manager string) (runtime.Object, error) {
+	if view == nil {
+		return fm.Update(live, obj, manager)
+	}
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	lm, err := meta.Accessor(live)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	restore := view(om, lm)
+	out, err := fm.Update(live, obj, manager)
+	if err != nil {
+		return nil, err
+	}
+	outMeta, err := meta.Accessor(out)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	restore(outMeta)
+	return out, nil
 }
 
 // prepareForUpdate is rest.BeforeUpdate with the resource's strategy (sub

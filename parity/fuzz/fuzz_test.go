@@ -47,6 +47,9 @@ var fixedSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 
 	// A custom resource's second delete, with a resourceVersion
 	// precondition, removing the foreground finalizer: the server's 409.
 	2993103054972546178,
+	// A DaemonSet's blind update by a second field manager, which owns
+	// the template generation it did not send (TestFuzzFieldManaged).
+	3801161105560210507,
 }
 
 // fuzzer runs sequences on the model and the server.
