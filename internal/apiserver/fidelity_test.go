@@ -238,6 +238,20 @@ func TestDryRunAnswers(t *testing.T) {
 	if m, _ := meta.Accessor(got); m.GetResourceVersion() != stored {
 		t.Errorf("dry-run update's answer: resourceVersion %q; want the stored %q", m.GetResourceVersion(), stored)
 	}
+
+	// An update that would create (create on update) answers with the
+	// resourceVersion it sent, none included.
+	leases := coordinationv1.SchemeGroupVersion.WithResource("leases")
+	for _, rv := range []string{"", "5"} {
+		lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "l", ResourceVersion: rv}}
+		got, changed, err := w.do(t, "v1/leases", clienttesting.NewUpdateActionWithOptions(leases, "ns", lease, metav1.UpdateOptions{DryRun: dry}))
+		if err != nil || changed {
+			t.Fatalf("dry-run update of a missing Lease: changed %v, %v", changed, err)
+		}
+		if m, _ := meta.Accessor(got); m.GetResourceVersion() != rv || m.GetUID() == "" {
+			t.Errorf("dry-run update creating a Lease, sending resourceVersion %q: answered %q, uid %q; want %[1]q and a uid", rv, m.GetResourceVersion(), m.GetUID())
+		}
+	}
 }
 
 // A DaemonSet's template generation (the annotation

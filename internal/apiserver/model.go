@@ -288,8 +288,13 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 					om.SetResourceVersion(sm.GetResourceVersion())
 				case action.GetVerb() != "update":
 					om.SetResourceVersion("")
+				default:
 					// An update that creates (create on update) answers
-					// with a revision, as its write would have had.
+					// with the resourceVersion the request sent: the
+					// registry's create through an update keeps it
+					// (rest.WipeObjectMetaSystemFields does not wipe
+					// it), and a dry run stores no revision over it.
+					om.SetResourceVersion(requestRV(action))
 				}
 			}
 		}
@@ -325,6 +330,19 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry
 		return m.deleteCollection(r, ns, a)
 	}
 	return nil, false, apierrors.NewMethodNotSupported(r.GVR.GroupResource(), action.GetVerb())
+}
+
+// requestRV is the resourceVersion of the object an update sends.
+func requestRV(action clienttesting.Action) string {
+	a, ok := action.(clienttesting.UpdateActionImpl)
+	if !ok || a.GetObject() == nil {
+		return ""
+	}
+	om, err := meta.Accessor(a.GetObject())
+	if err != nil {
+		return ""
+	}
+	return om.GetResourceVersion()
 }
 
 // dryRun reports whether a write asks for a dry run.

@@ -50,6 +50,9 @@ var fixedSeeds = []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 
 	// A DaemonSet's blind update by a second field manager, which owns
 	// the template generation it did not send (TestFuzzFieldManaged).
 	3801161105560210507,
+	// A dry-run update that would create a Service (create on update),
+	// sending no resourceVersion: its answer has none.
+	228270510038532357,
 }
 
 // fuzzer runs sequences on the model and the server.
