@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -763,7 +764,7 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ServerSideApply or fixture.FieldManaged (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
 	}
 	config := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(a.GetPatch(), &config.Object); err != nil {
+	if err := decodeApply(a.GetPatch(), &config.Object); err != nil {
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
 	config.SetName(a.GetName())
@@ -795,6 +796,22 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 	am.SetResourceVersion(lm.GetResourceVersion())
 	// The field manager has recorded the apply already.
 	return m.update(r, ns, sub, applied, write{unconditional: true, managed: true})
+}
+
+// decodeApply decodes an apply's body as the server does (YAML, of which
+// JSON is a part). A JSON object is decoded as JSON, which gives the same
+// values several times faster, unless it holds what the YAML decoder
+// reads otherwise or refuses: an escape (go-yaml v2 refuses a surrogate
+// pair) or a "-0" (JSON's negative zero, YAML's 0).
+func decodeApply(body []byte, into *map[string]any) error {
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '{' &&
+		bytes.IndexByte(body, '\\') < 0 && !bytes.Contains(body, []byte("-0")) {
+		if err := json.Unmarshal(body, into); err == nil {
+			return nil
+		}
+		*into = map[string]any{}
+	}
+	return yaml.Unmarshal(body, into)
 }
 
 func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) (runtime.Object, bool, error) {
