@@ -250,12 +250,15 @@ func classify(divs []divergence, counts map[string]int) []divergence {
 			}
 		}
 		if d.Known == "" {
-			for obj, class := range tainted {
+			for _, obj := range slices.Sorted(maps.Keys(tainted)) {
 				if d.Kind+"/"+d.Op.Name == obj || strings.HasPrefix(d.Field, obj+": ") {
-					d.Known = class
+					d.Known = tainted[obj]
 					break
 				}
 			}
+		}
+		if d.Known == "" && d.Field == "list" {
+			d.Known = taintedList(*d, tainted)
 		}
 		if d.Known == "" {
 			unknown = append(unknown, *d)
@@ -265,6 +268,38 @@ func classify(divs []divergence, counts map[string]int) []divergence {
 		}
 	}
 	return unknown
+}
+
+// taintedList is the class that accepts a list divergence: the class of
+// the first tainted object among the names only one side listed, when
+// every such name is tainted ("" otherwise). A tainted object may match
+// a selector on one side only.
+func taintedList(d divergence, tainted map[string]string) string {
+	names := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, n := range strings.Fields(strings.Trim(s, "[]")) {
+			out[n] = true
+		}
+		return out
+	}
+	m, s := names(d.Model), names(d.Server)
+	class := ""
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		s[n] = !s[n] // the names on one side only stay true
+		if !s[n] {
+			delete(s, n)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(s)) {
+		c, ok := tainted[d.Kind+"/"+n]
+		if !ok {
+			return ""
+		}
+		if class == "" {
+			class = c
+		}
+	}
+	return class
 }
 
 // runSequence runs seq on both sides, in a namespace of its own on each
