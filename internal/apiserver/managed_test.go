@@ -119,7 +119,7 @@ func TestDaemonSetTemplateGenerationOwnership(t *testing.T) {
 		}
 		out := map[string]bool{}
 		for _, e := range got.ManagedFields {
-			if strings.Contains(string(e.FieldsV1.Raw), templateGeneration) {
+			if strings.Contains(e.FieldsV1.GetRawString(), templateGeneration) {
 				out[e.Manager] = true
 			}
 		}
