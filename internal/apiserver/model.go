@@ -584,11 +584,7 @@ func updateFields(fm FieldManager, live, obj runtime.Object, view fieldsView, ma
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	lm, err := meta.Accessor(live)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	restore := view(om, lm)
+	restore := view(om)
 	out, err := fm.Update(live, obj, manager)
 	if err != nil {
 		return nil, err

@@ -87,9 +87,9 @@ type strategy struct {
 }
 
 // fieldsView gives obj, the object to be stored, the values the server's
-// field manager saw in the request, beside live, the stored object;
-// restore gives the field manager's result back the strategy's values.
-type fieldsView func(obj, live metav1.Object) (restore func(metav1.Object))
+// field manager saw in the request; restore gives the field manager's
+// result back the strategy's values.
+type fieldsView func(obj metav1.Object) (restore func(metav1.Object))
 
 // gcPolicy is a strategy's default garbage collection policy
 // (rest.GarbageCollectionPolicy): what a delete without a propagation
@@ -368,10 +368,10 @@ func daemonSetUpdate(sub string, obj, old runtime.Object) {
 // daemonSetFieldsView is the template generation the server's field
 // manager sees: the request's, through the internal
 // spec.templateGeneration, which the apps/v1 conversion writes back
-// always, "0" when the request had none. A blind write without the
-// annotation (or one that changes it) so owns it, though the strategy
-// keeps the stored value; a create without it does not (the empty object
-// converts to "0" too).
+// always, "0" when the request had none. A write that does not send the
+// annotation (or changes it) so owns it, though the strategy keeps the
+// stored value; a create owns it always (the field manager compares the
+// request with an empty apps/v1 object, which has no annotation).
 func daemonSetFieldsView(request metav1.Object) fieldsView {
 	seen, ok := request.GetAnnotations()[templateGeneration]
 	if g, err := strconv.ParseInt(seen, 10, 64); err == nil {
@@ -379,13 +379,9 @@ func daemonSetFieldsView(request metav1.Object) fieldsView {
 	} else if !ok {
 		seen = "0"
 	}
-	return func(obj, live metav1.Object) func(metav1.Object) {
+	return func(obj metav1.Object) func(metav1.Object) {
 		kept, had := obj.GetAnnotations()[templateGeneration]
-		if _, liveHas := live.GetAnnotations()[templateGeneration]; seen == "0" && !liveHas {
-			deleteAnnotation(obj, templateGeneration)
-		} else {
-			setAnnotation(obj, templateGeneration, seen)
-		}
+		setAnnotation(obj, templateGeneration, seen)
 		return func(out metav1.Object) {
 			if had {
 				setAnnotation(out, templateGeneration, kept)
