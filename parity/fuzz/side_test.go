@@ -57,7 +57,10 @@ type objState struct {
 	deleting   bool
 	finalizers string
 	managers   string
-	object     map[string]any
+	// managed is the managed fields entries in full but for their
+	// times: what a write that changed them alone changed.
+	managed string
+	object  map[string]any
 }
 
 var (
@@ -97,6 +100,7 @@ func (s *side) snapshot(ctx context.Context, seq sequence) (map[string]objState,
 				deleting:   u.GetDeletionTimestamp() != nil,
 				finalizers: strings.Join(u.GetFinalizers(), ","),
 				managers:   managers(u),
+				managed:    managedEntries(u),
 				object:     normalize(u, name),
 			}
 			out[k] = st
@@ -137,6 +141,20 @@ func managers(u *unstructured.Unstructured) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, "; ")
+}
+
+// managedEntries is u's managed fields entries, without their times, as
+// JSON.
+func managedEntries(u *unstructured.Unstructured) string {
+	entries := u.GetManagedFields()
+	for i := range entries {
+		entries[i].Time = nil
+	}
+	b, err := json.Marshal(entries)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // volatileKeys are the keys whose values a server makes at random or from
