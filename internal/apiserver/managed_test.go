@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -100,8 +101,8 @@ func TestManagedFieldsOfEveryWrite(t *testing.T) {
 // sets the stored one (kube-apiserver v1.37, as the fuzzer found it): a
 // create owns it (the request's "0" against an empty object), a blind
 // update of another manager takes it, though the stored value stays; an
-// update that sends back what it read does not, and the creator's own
-// blind update is a no-op.
+// update that sends back what it read does not (and the creator's own
+// blind update is a no-op: TestManagedFieldsTimesOfANoOp).
 func TestDaemonSetTemplateGenerationOwnership(t *testing.T) {
 	w := newWorld(t)
 	gvk := appsv1.SchemeGroupVersion.WithKind("DaemonSet")
@@ -146,15 +147,50 @@ func TestDaemonSetTemplateGenerationOwnership(t *testing.T) {
 		t.Errorf("after an update sending back what it read: its owners %q; want b", got)
 	}
 
-	if update("b", &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "y"}}}) {
-		t.Errorf("the creator's blind update of what is stored, without the annotation: changed; want a no-op")
-	}
-
 	update("a", &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "z"}}})
 	if got := owners(); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("after another manager's blind update without the annotation: its owners %q; want a", got)
 	}
 	if got, want := managers(t, w.get(t, "v1/daemonsets", "ds")), []string{"a Update", "b Update"}; !slices.Equal(got, want) {
 		t.Errorf("managers %q; want %q (c owned only the label a took)", got, want)
+	}
+}
+
+// A write whose only change is the time of its manager's entry (a
+// DaemonSet's creator writing it again without the template generation,
+// whose value the strategy restores) keeps the stored time and is a
+// no-op: the registry's IgnoreManagedFieldsTimestampsTransformer, which
+// compares the entries pairwise (they are sorted by time, so with more
+// than one the new time may reorder them, and the write is not a no-op,
+// on the server as on the model).
+func TestManagedFieldsTimesOfANoOp(t *testing.T) {
+	w := newWorld(t)
+	w.add(appsv1.SchemeGroupVersion, "daemonsets", "DaemonSet", true)
+	r := w.res["v1/daemonsets"]
+	r.Fields = newDeducedFields(t, r.GVK, "")
+	gvr := r.GVR
+	ds := func() *appsv1.DaemonSet {
+		return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "x"}}}
+	}
+	if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewCreateActionWithOptions(gvr, "ns", ds(), metav1.CreateOptions{FieldManager: "b"})); err != nil {
+		t.Fatal(err)
+	}
+	// The creator's entry was written in another second.
+	stored := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+	long := metav1.NewTime(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	stored.ManagedFields[0].Time = &long
+	if err := w.tracker.Update(gvr, stored, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	_, changed, err := w.do(t, "v1/daemonsets", clienttesting.NewUpdateActionWithOptions(gvr, "ns", ds(), metav1.UpdateOptions{FieldManager: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+	if changed || got.ResourceVersion != stored.ResourceVersion {
+		t.Errorf("the creator's blind update of what is stored: changed %v, resourceVersion %s; want a no-op at %s", changed, got.ResourceVersion, stored.ResourceVersion)
+	}
+	if e := got.ManagedFields[0]; !e.Time.Equal(&long) {
+		t.Errorf("after a no-op: %s's managed fields time %v; want the stored %v", e.Manager, e.Time, long)
 	}
 }

@@ -561,6 +561,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
+	keepManagedFieldsTimes(obj, om, old, oldMeta)
 	if equal(obj, old) {
 		return old, false, nil
 	}
@@ -571,6 +572,34 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return m.remove(r, ns, om.GetName(), obj)
 	}
 	return m.store(r, ns, obj)
+}
+
+// keepManagedFieldsTimes is the registry's
+// IgnoreManagedFieldsTimestampsTransformer, after the strategy: a write
+// whose only change is the time of managed fields entries (a manager
+// that took fields whose values the strategy then restored) keeps the
+// stored times, and stays a no-op.
+func keepManagedFieldsTimes(obj runtime.Object, om metav1.Object, old runtime.Object, oldMeta metav1.Object) {
+	mf, oldMF := om.GetManagedFields(), oldMeta.GetManagedFields()
+	if len(mf) != len(oldMF) || len(mf) == 0 {
+		return
+	}
+	kept := make([]metav1.ManagedFieldsEntry, len(mf))
+	changed := false
+	for i := range mf {
+		kept[i] = *mf[i].DeepCopy()
+		if !kept[i].Time.Equal(oldMF[i].Time) {
+			changed = true
+			kept[i].Time = oldMF[i].Time.DeepCopy()
+		}
+	}
+	if !changed || !equality.Semantic.DeepEqual(kept, oldMF) {
+		return
+	}
+	om.SetManagedFields(kept)
+	if !equal(obj, old) {
+		om.SetManagedFields(mf)
+	}
 }
 
 // updateFields records manager's write of obj over live in its managed
