@@ -26,7 +26,9 @@
 //     collector's finalizers for the Orphan and Foreground propagation
 //     policies and each strategy's default policy (also on a second delete
 //     of an object being deleted), graceful deletion of pods bound to a
-//     node, preconditions;
+//     node, preconditions (and v1.37's lost one: a resourceVersion
+//     precondition of a delete that removes the last garbage collector's
+//     finalizer is a Conflict);
 //     delete-collection by label and field selector;
 //   - dry runs: the answer the write would get; nothing is stored;
 //   - selectors (Select): the field-label conversion and the selectable

@@ -238,6 +238,20 @@ func TestDryRunAnswers(t *testing.T) {
 	if m, _ := meta.Accessor(got); m.GetResourceVersion() != stored {
 		t.Errorf("dry-run update's answer: resourceVersion %q; want the stored %q", m.GetResourceVersion(), stored)
 	}
+
+	// An update that would create (create on update) answers with the
+	// resourceVersion it sent, none included.
+	leases := coordinationv1.SchemeGroupVersion.WithResource("leases")
+	for _, rv := range []string{"", "5"} {
+		lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "l", ResourceVersion: rv}}
+		got, changed, err := w.do(t, "v1/leases", clienttesting.NewUpdateActionWithOptions(leases, "ns", lease, metav1.UpdateOptions{DryRun: dry}))
+		if err != nil || changed {
+			t.Fatalf("dry-run update of a missing Lease: changed %v, %v", changed, err)
+		}
+		if m, _ := meta.Accessor(got); m.GetResourceVersion() != rv || m.GetUID() == "" {
+			t.Errorf("dry-run update creating a Lease, sending resourceVersion %q: answered %q, uid %q; want %[1]q and a uid", rv, m.GetResourceVersion(), m.GetUID())
+		}
+	}
 }
 
 // A DaemonSet's template generation (the annotation
@@ -335,5 +349,69 @@ func TestShorterGracePeriodSetsGCFinalizers(t *testing.T) {
 	want := []string{"example.com/keep", metav1.FinalizerDeleteDependents}
 	if got := finalizersOf(t, w.get(t, "v1/pods", "p")); !slices.Equal(got, want) {
 		t.Errorf("after a foreground delete with a shorter grace period: finalizers %q; want %q", got, want)
+	}
+}
+
+// A delete that removes the last (garbage collector's) finalizer of an
+// object, with a resourceVersion precondition, fails as on kube-apiserver
+// v1.37: its Store.Delete checks the precondition against the
+// resourceVersion of an update it did not write (""), and the object
+// stays. A dry run answers an empty object; without the precondition the
+// object is deleted.
+func TestDeleteLosesItsPrecondition(t *testing.T) {
+	w := fidelityWorld(t)
+	w.create(t, "v1/configmaps", configMap("c"))
+	if _, _, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "c", policy(metav1.DeletePropagationForeground))); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := meta.Accessor(w.get(t, "v1/configmaps", "c"))
+	rv := stored.GetResourceVersion()
+	background := policy(metav1.DeletePropagationBackground)
+	background.Preconditions = &metav1.Preconditions{ResourceVersion: ptr.To(rv)}
+
+	dry := *background.DeepCopy()
+	dry.DryRun = []string{metav1.DryRunAll}
+	got, changed, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "c", dry))
+	if err != nil || changed {
+		t.Fatalf("dry-run delete: changed %v, %v; want no change, no error", changed, err)
+	}
+	if m, _ := meta.Accessor(got); m.GetName() != "" || m.GetResourceVersion() != "" {
+		t.Errorf("dry-run delete's answer: %q at %q; want the empty object", m.GetName(), m.GetResourceVersion())
+	}
+
+	_, changed, err = w.do(t, "v1/configmaps", deleteAction("configmaps", "c", background))
+	want := `Operation cannot be fulfilled on configmaps "c": StorageError: invalid object, Code: 4, Key: /registry/configmaps/ns/c, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: ` + rv
+	if err == nil || err.Error() != want || !apierrors.IsConflict(err) || changed {
+		t.Errorf("delete with the current resourceVersion as precondition: changed %v, %v;\nwant the Conflict %q", changed, err, want)
+	}
+	if got := w.get(t, "v1/configmaps", "c"); got == nil || !slices.Equal(finalizersOf(t, got), []string{metav1.FinalizerDeleteDependents}) {
+		t.Errorf("after the failed delete: %v; want it kept with the foreground finalizer", got)
+	} else if m, _ := meta.Accessor(got); m.GetResourceVersion() != rv {
+		t.Errorf("after the failed delete: resourceVersion %q; want %q", m.GetResourceVersion(), rv)
+	}
+
+	if _, _, err := w.do(t, "v1/configmaps", deleteAction("configmaps", "c", policy(metav1.DeletePropagationBackground))); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.get(t, "v1/configmaps", "c"); got != nil {
+		t.Errorf("after a background delete without precondition: %v; want it deleted", got)
+	}
+}
+
+// The etcd keys the server names in a storage error.
+func TestStorageKey(t *testing.T) {
+	for _, c := range []struct {
+		r    Resource
+		want string
+	}{
+		{Resource{GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Namespaced: true}, "/registry/deployments/ns/a"},
+		{Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "services"}, Namespaced: true}, "/registry/services/specs/ns/a"},
+		{Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "replicationcontrollers"}, Namespaced: true}, "/registry/controllers/ns/a"},
+		{Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "nodes"}}, "/registry/minions/a"},
+		{Resource{GVR: schema.GroupVersionResource{Group: "gateway.ctrltest.dev", Version: "v1alpha1", Resource: "gateways"}, Namespaced: true, Custom: true}, "/registry/gateway.ctrltest.dev/gateways/ns/a"},
+	} {
+		if got := storageKey(&c.r, "ns", "a"); got != c.want {
+			t.Errorf("storageKey(%s): %q; want %q", c.r.GVR, got, c.want)
+		}
 	}
 }

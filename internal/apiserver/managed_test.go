@@ -2,7 +2,9 @@ package apiserver
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -90,5 +92,105 @@ func TestManagedFieldsOfEveryWrite(t *testing.T) {
 	d = w.get(t, "v1/deployments", "web").(*appsv1.Deployment)
 	if got, want := managers(t, d), []string{userAgentManager() + " Update", "b Update status"}; !slices.Equal(got, want) {
 		t.Errorf("after a /status update: managers %q; want %q", got, want)
+	}
+}
+
+// The server's field manager sees a DaemonSet's template generation as
+// the request has it (through the internal spec.templateGeneration,
+// written back as "0" when the request has none), before the strategy
+// sets the stored one (kube-apiserver v1.37, as the fuzzer found it): a
+// create owns it (the request's "0" against an empty object), a blind
+// update of another manager takes it, though the stored value stays; an
+// update that sends back what it read does not (and the creator's own
+// blind update is a no-op: TestManagedFieldsTimesOfANoOp).
+func TestDaemonSetTemplateGenerationOwnership(t *testing.T) {
+	w := newWorld(t)
+	gvk := appsv1.SchemeGroupVersion.WithKind("DaemonSet")
+	w.add(appsv1.SchemeGroupVersion, "daemonsets", "DaemonSet", true)
+	r := w.res["v1/daemonsets"]
+	r.Fields = newDeducedFields(t, gvk, "")
+	gvr := r.GVR
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "x"}}}
+	if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewCreateActionWithOptions(gvr, "ns", ds, metav1.CreateOptions{FieldManager: "b"})); err != nil {
+		t.Fatal(err)
+	}
+	owners := func() []string {
+		t.Helper()
+		got := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+		if g := got.Annotations[templateGeneration]; g != "1" {
+			t.Errorf("template generation %q; want 1 (the strategy's)", g)
+		}
+		var out []string
+		for _, e := range got.ManagedFields {
+			if strings.Contains(e.FieldsV1.GetRawString(), templateGeneration) {
+				out = append(out, e.Manager)
+			}
+		}
+		return out
+	}
+	update := func(manager string, obj *appsv1.DaemonSet) bool {
+		t.Helper()
+		_, changed, err := w.do(t, "v1/daemonsets", clienttesting.NewUpdateActionWithOptions(gvr, "ns", obj, metav1.UpdateOptions{FieldManager: manager}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changed
+	}
+	if got := owners(); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("after a create without the annotation: its owners %q; want b", got)
+	}
+
+	read := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+	read.Labels["app"] = "y"
+	update("c", read)
+	if got := owners(); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("after an update sending back what it read: its owners %q; want b", got)
+	}
+
+	update("a", &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "z"}}})
+	if got := owners(); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("after another manager's blind update without the annotation: its owners %q; want a", got)
+	}
+	if got, want := managers(t, w.get(t, "v1/daemonsets", "ds")), []string{"a Update", "b Update"}; !slices.Equal(got, want) {
+		t.Errorf("managers %q; want %q (c owned only the label a took)", got, want)
+	}
+}
+
+// A write whose only change is the time of its manager's entry (a
+// DaemonSet's creator writing it again without the template generation,
+// whose value the strategy restores) keeps the stored time and is a
+// no-op: the registry's IgnoreManagedFieldsTimestampsTransformer, which
+// compares the entries pairwise (they are sorted by time, so with more
+// than one the new time may reorder them, and the write is not a no-op,
+// on the server as on the model).
+func TestManagedFieldsTimesOfANoOp(t *testing.T) {
+	w := newWorld(t)
+	w.add(appsv1.SchemeGroupVersion, "daemonsets", "DaemonSet", true)
+	r := w.res["v1/daemonsets"]
+	r.Fields = newDeducedFields(t, r.GVK, "")
+	gvr := r.GVR
+	ds := func() *appsv1.DaemonSet {
+		return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Labels: map[string]string{"app": "x"}}}
+	}
+	if _, _, err := w.do(t, "v1/daemonsets", clienttesting.NewCreateActionWithOptions(gvr, "ns", ds(), metav1.CreateOptions{FieldManager: "b"})); err != nil {
+		t.Fatal(err)
+	}
+	// The creator's entry was written in another second.
+	stored := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+	long := metav1.NewTime(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	stored.ManagedFields[0].Time = &long
+	if err := w.tracker.Update(gvr, stored, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	_, changed, err := w.do(t, "v1/daemonsets", clienttesting.NewUpdateActionWithOptions(gvr, "ns", ds(), metav1.UpdateOptions{FieldManager: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := w.get(t, "v1/daemonsets", "ds").(*appsv1.DaemonSet)
+	if changed || got.ResourceVersion != stored.ResourceVersion {
+		t.Errorf("the creator's blind update of what is stored: changed %v, resourceVersion %s; want a no-op at %s", changed, got.ResourceVersion, stored.ResourceVersion)
+	}
+	if e := got.ManagedFields[0]; !e.Time.Equal(&long) {
+		t.Errorf("after a no-op: %s's managed fields time %v; want the stored %v", e.Manager, e.Time, long)
 	}
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -288,8 +289,13 @@ func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bo
 					om.SetResourceVersion(sm.GetResourceVersion())
 				case action.GetVerb() != "update":
 					om.SetResourceVersion("")
+				default:
 					// An update that creates (create on update) answers
-					// with a revision, as its write would have had.
+					// with the resourceVersion the request sent: the
+					// registry's create through an update keeps it
+					// (rest.WipeObjectMetaSystemFields does not wipe
+					// it), and a dry run stores no revision over it.
+					om.SetResourceVersion(requestRV(action))
 				}
 			}
 		}
@@ -325,6 +331,19 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry
 		return m.deleteCollection(r, ns, a)
 	}
 	return nil, false, apierrors.NewMethodNotSupported(r.GVR.GroupResource(), action.GetVerb())
+}
+
+// requestRV is the resourceVersion of the object an update sends.
+func requestRV(action clienttesting.Action) string {
+	a, ok := action.(clienttesting.UpdateActionImpl)
+	if !ok || a.GetObject() == nil {
+		return ""
+	}
+	om, err := meta.Accessor(a.GetObject())
+	if err != nil {
+		return ""
+	}
+	return om.GetResourceVersion()
 }
 
 // dryRun reports whether a write asks for a dry run.
@@ -427,6 +446,10 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	om.SetDeletionTimestamp(nil)
 	om.SetDeletionGracePeriodSeconds(nil)
 	s := r.strategy()
+	var view fieldsView
+	if s.fieldsView != nil {
+		view = s.fieldsView(om)
+	}
 	if r.Status && !s.keepStatusOnCreate {
 		clearPart(obj, "status")
 	}
@@ -441,7 +464,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if obj, err = r.Fields.Update(empty, obj, managerOf(w.manager)); err != nil {
+		if obj, err = updateFields(r.Fields, empty, obj, view, managerOf(w.manager)); err != nil {
 			return nil, err
 		}
 		om, _ = meta.Accessor(obj)
@@ -512,6 +535,10 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
+	var view fieldsView
+	if s := r.strategy(); s.fieldsView != nil {
+		view = s.fieldsView(om)
+	}
 	m.prepareForUpdate(r, sub, obj, old)
 	// The managed fields of what the strategy kept: the server's field
 	// manager ignores the fields the strategy resets (its
@@ -520,7 +547,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	if fm, err := r.fieldsFor(w.fieldsSub(sub), false); err != nil {
 		return nil, false, apierrors.NewInternalError(err)
 	} else if fm != nil && !w.managed {
-		if obj, err = fm.Update(old, obj, managerOf(w.manager)); err != nil {
+		if obj, err = updateFields(fm, old, obj, view, managerOf(w.manager)); err != nil {
 			return nil, false, err
 		}
 		om, _ = meta.Accessor(obj)
@@ -534,6 +561,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
+	keepManagedFieldsTimes(obj, om, old, oldMeta)
 	if equal(obj, old) {
 		return old, false, nil
 	}
@@ -544,6 +572,58 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return m.remove(r, ns, om.GetName(), obj)
 	}
 	return m.store(r, ns, obj)
+}
+
+// keepManagedFieldsTimes is the registry's
+// IgnoreManagedFieldsTimestampsTransformer, after the strategy: a write
+// whose only change is the time of managed fields entries (a manager
+// that took fields whose values the strategy then restored) keeps the
+// stored times, and stays a no-op.
+func keepManagedFieldsTimes(obj runtime.Object, om metav1.Object, old runtime.Object, oldMeta metav1.Object) {
+	mf, oldMF := om.GetManagedFields(), oldMeta.GetManagedFields()
+	if len(mf) != len(oldMF) || len(mf) == 0 {
+		return
+	}
+	kept := make([]metav1.ManagedFieldsEntry, len(mf))
+	changed := false
+	for i := range mf {
+		kept[i] = *mf[i].DeepCopy()
+		if !kept[i].Time.Equal(oldMF[i].Time) {
+			changed = true
+			kept[i].Time = oldMF[i].Time.DeepCopy()
+		}
+	}
+	if !changed || !equality.Semantic.DeepEqual(kept, oldMF) {
+		return
+	}
+	om.SetManagedFields(kept)
+	if !equal(obj, old) {
+		om.SetManagedFields(mf)
+	}
+}
+
+// updateFields records manager's write of obj over live in its managed
+// fields, through fm, as the server's field manager sees obj (view, when
+// not nil).
+func updateFields(fm FieldManager, live, obj runtime.Object, view fieldsView, manager string) (runtime.Object, error) {
+	if view == nil {
+		return fm.Update(live, obj, manager)
+	}
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	restore := view(om)
+	out, err := fm.Update(live, obj, manager)
+	if err != nil {
+		return nil, err
+	}
+	outMeta, err := meta.Accessor(out)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	restore(outMeta)
+	return out, nil
 }
 
 // prepareForUpdate is rest.BeforeUpdate with the resource's strategy (sub
@@ -709,7 +789,7 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ServerSideApply or fixture.FieldManaged (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
 	}
 	config := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(a.GetPatch(), &config.Object); err != nil {
+	if err := decodeApply(a.GetPatch(), &config.Object); err != nil {
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
 	config.SetName(a.GetName())
@@ -741,6 +821,22 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 	am.SetResourceVersion(lm.GetResourceVersion())
 	// The field manager has recorded the apply already.
 	return m.update(r, ns, sub, applied, write{unconditional: true, managed: true})
+}
+
+// decodeApply decodes an apply's body as the server does (YAML, of which
+// JSON is a part). A JSON object is decoded as JSON, which gives the same
+// values several times faster, unless it holds what the YAML decoder
+// reads otherwise or refuses: an escape (go-yaml v2 refuses a surrogate
+// pair) or a "-0" (JSON's negative zero, YAML's 0).
+func decodeApply(body []byte, into *map[string]any) error {
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '{' &&
+		bytes.IndexByte(body, '\\') < 0 && !bytes.Contains(body, []byte("-0")) {
+		if err := json.Unmarshal(body, into); err == nil {
+			return nil
+		}
+		*into = map[string]any{}
+	}
+	return yaml.Unmarshal(body, into)
 }
 
 func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) (runtime.Object, bool, error) {
@@ -839,7 +935,67 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		return m.store(r, ns, obj)
 	}
+	if oldMeta, _ := meta.Accessor(old); len(oldMeta.GetFinalizers()) > 0 {
+		// The finalizers were the garbage collector's and this delete
+		// removed the last: the registry's update for them answered
+		// errDeleteNow without writing, and Store.Delete goes on with the
+		// empty object that update left. A dry run answers that object;
+		// a resourceVersion precondition is checked against its empty
+		// resourceVersion, and fails (kube-apiserver v1.37: the object
+		// stays as it was).
+		if _, dry := r.Store.(dryStore); dry {
+			empty, err := r.New()
+			if err != nil {
+				return nil, false, apierrors.NewInternalError(err)
+			}
+			empty.GetObjectKind().SetGroupVersionKind(r.GVK)
+			return empty, false, nil
+		}
+		if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
+			return nil, false, lostPrecondition(r, ns, name, oldMeta.GetResourceVersion())
+		}
+	}
 	return m.remove(r, ns, name, old)
+}
+
+// lostPrecondition is the Conflict of kube-apiserver v1.37's Store.Delete
+// when a delete removes the last (garbage collector's) finalizers of an
+// object and carries a resourceVersion precondition: the etcd3 store
+// checks the precondition, replaced by the resourceVersion of an update
+// that was never written (""), against the stored object's.
+func lostPrecondition(r *Resource, ns, name, stored string) error {
+	return apierrors.NewConflict(r.GVR.GroupResource(), name, fmt.Errorf(
+		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s",
+		storageKey(r, ns, name), stored))
+}
+
+// specialPrefixes are kube-apiserver's etcd prefixes of the built-in
+// resources not stored under their own name
+// (k8s.io/kubernetes/pkg/kubeapiserver.SpecialDefaultResourcePrefixes).
+var specialPrefixes = map[schema.GroupResource]string{
+	{Resource: "replicationcontrollers"}:                "controllers",
+	{Resource: "endpoints"}:                             "services/endpoints",
+	{Resource: "nodes"}:                                 "minions",
+	{Resource: "services"}:                              "services/specs",
+	{Group: "extensions", Resource: "ingresses"}:        "ingress",
+	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
+}
+
+// storageKey is the etcd key kube-apiserver stores an object under (with
+// its default --etcd-prefix, /registry): a custom resource's under its
+// group and plural, a built-in one's under its resource's prefix.
+func storageKey(r *Resource, ns, name string) string {
+	prefix := r.GVR.Resource
+	switch p, ok := specialPrefixes[r.GVR.GroupResource()]; {
+	case r.Custom:
+		prefix = r.GVR.Group + "/" + r.GVR.Resource
+	case ok:
+		prefix = p
+	}
+	if r.Namespaced {
+		return "/registry/" + prefix + "/" + ns + "/" + name
+	}
+	return "/registry/" + prefix + "/" + name
 }
 
 // store stores obj, changed, with a new resourceVersion.

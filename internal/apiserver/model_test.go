@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
 )
 
 // A request whose object is not of the stored type is refused, not a panic
@@ -33,5 +35,36 @@ func TestUpdateOfAnotherType(t *testing.T) {
 	_, changed, err := m.Do(r, clienttesting.NewUpdateSubresourceAction(gvr, "status", "ns", u))
 	if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), "is stored as *v1.Deployment") || changed {
 		t.Errorf("update with an unstructured object: changed %v, err %v; want a BadRequest naming both types", changed, err)
+	}
+}
+
+// An apply's body decodes as YAML decodes it, JSON fast path or not.
+func TestDecodeApply(t *testing.T) {
+	for _, body := range []string{
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"1"}},"data":{"k":"v"}}`,
+		`{"a":1,"a":2}`,
+		`{"a":1.0,"b":1e3,"c":12345678901234567890,"d":"yes","e":null,"f":[1,{"g":2}]}`,
+		`{"f":-0,"g":-0.5}`,
+		`{"a":"\u00e9\ud83d\ude00"}`,
+		`{"a":"\/"}`,
+		"{\t\"a\":\t1}",
+		"  {\"a\": 1}\n",
+		`{"a":1} trailing`,
+		`{"a":1e400}`,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		`[1]`,
+		`null`,
+	} {
+		want := map[string]any{}
+		werr := yaml.Unmarshal([]byte(body), &want)
+		got := map[string]any{}
+		gerr := decodeApply([]byte(body), &got)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("decodeApply(%q): error %v; want %v", body, gerr, werr)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("decodeApply(%q) (-yaml +got):\n%s", body, diff)
+		}
 	}
 }

@@ -30,7 +30,7 @@ type world struct {
 	written []string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	w := &world{
 		m:       NewModel(func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }, 0),

@@ -79,7 +79,17 @@ type strategy struct {
 	// createOnUpdate: the strategy allows create on update (Services,
 	// Leases, Roles, ...): an update of a missing object creates it.
 	createOnUpdate bool
+	// fieldsView, when set, is what the server's field manager sees of
+	// a request's object where the strategy changes it afterwards (the
+	// field manager runs before the strategy, on the request's object
+	// converted to its version): a DaemonSet's template generation.
+	fieldsView func(request metav1.Object) fieldsView
 }
+
+// fieldsView gives obj, the object to be stored, the values the server's
+// field manager saw in the request; restore gives the field manager's
+// result back the strategy's values.
+type fieldsView func(obj metav1.Object) (restore func(metav1.Object))
 
 // gcPolicy is a strategy's default garbage collection policy
 // (rest.GarbageCollectionPolicy): what a delete without a propagation
@@ -106,7 +116,7 @@ var builtin = map[schema.GroupResource]strategy{
 	{Group: "apps", Resource: "deployments"}:                              {generation: genSpecOrAnnotations, statusMeta: resetLabels},
 	{Group: "apps", Resource: "replicasets"}:                              {generation: genSpec},
 	{Group: "apps", Resource: "statefulsets"}:                             {generation: genSpec},
-	{Group: "apps", Resource: "daemonsets"}:                               {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate},
+	{Group: "apps", Resource: "daemonsets"}:                               {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate, fieldsView: daemonSetFieldsView},
 	{Group: "batch", Resource: "jobs"}:                                    {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
 	{Group: "batch", Resource: "cronjobs"}:                                {generation: genSpec},
 	{Group: "", Resource: "pods"}:                                         {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
@@ -353,6 +363,45 @@ func daemonSetUpdate(sub string, obj, old runtime.Object) {
 		return
 	}
 	setAnnotation(om, templateGeneration, strconv.FormatInt(g, 10))
+}
+
+// daemonSetFieldsView is the template generation the server's field
+// manager sees: the request's, through the internal
+// spec.templateGeneration, which the apps/v1 conversion writes back
+// always, "0" when the request had none. A write that does not send the
+// annotation (or changes it) so owns it, though the strategy keeps the
+// stored value; a create owns it always (the field manager compares the
+// request with an empty apps/v1 object, which has no annotation).
+func daemonSetFieldsView(request metav1.Object) fieldsView {
+	seen, ok := request.GetAnnotations()[templateGeneration]
+	if g, err := strconv.ParseInt(seen, 10, 64); err == nil {
+		seen = strconv.FormatInt(g, 10)
+	} else if !ok {
+		seen = "0"
+	}
+	return func(obj metav1.Object) func(metav1.Object) {
+		kept, had := obj.GetAnnotations()[templateGeneration]
+		setAnnotation(obj, templateGeneration, seen)
+		return func(out metav1.Object) {
+			if had {
+				setAnnotation(out, templateGeneration, kept)
+			} else {
+				deleteAnnotation(out, templateGeneration)
+			}
+		}
+	}
+}
+
+func deleteAnnotation(om metav1.Object, key string) {
+	a := om.GetAnnotations()
+	if _, ok := a[key]; !ok {
+		return
+	}
+	delete(a, key)
+	if len(a) == 0 {
+		a = nil
+	}
+	om.SetAnnotations(a)
 }
 
 func setAnnotation(om metav1.Object, key, value string) {

@@ -159,7 +159,7 @@ func presentMeta(obj map[string]any) string {
 // and nothing else.
 func managedOnly(before, after objState) bool {
 	return before.object != nil && after.object != nil && before.rv != after.rv &&
-		before.managers != after.managers && reflect.DeepEqual(before.object, after.object) &&
+		before.managed != after.managed && reflect.DeepEqual(before.object, after.object) &&
 		before.generation == after.generation
 }
 

@@ -1,6 +1,10 @@
 package fuzz
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // knownClass accepts divergences of one class, with the reason they are
 // not fixed in the model.
@@ -71,12 +75,14 @@ var knownClasses = []knownClass{{
 }, {
 	name: "validation",
 	reason: "the server refuses an object its validation forbids (a field a later write may not remove, a value out of range); " +
-		"the model validates nothing of its own (fixture.WithValidation and the crd module bring validation)",
+		"the model validates nothing of its own (fixture.WithValidation and the crd module bring validation); " +
+		"where both refuse a write, the server's answer lists its validation's errors beside the model's",
 	match: func(d divergence) bool {
 		// The model's own 422s (finalizers of an object being deleted,
 		// resourceVersion) are not validation it lacks.
-		return d.Field == "error" && d.Model == "ok" && strings.HasPrefix(d.Server, "422 Invalid:") &&
-			!strings.Contains(d.Server, "metadata.finalizers") && !strings.Contains(d.Server, "metadata.resourceVersion")
+		return d.Field == "error" && (d.Model == "ok" && strings.HasPrefix(d.Server, "422 Invalid:") &&
+			!strings.Contains(d.Server, "metadata.finalizers") && !strings.Contains(d.Server, "metadata.resourceVersion") ||
+			moreInvalid(d.Model, d.Server))
 	},
 	taints: true,
 }, {
@@ -88,14 +94,68 @@ var knownClasses = []knownClass{{
 		return d.Op.Sub == "status" && d.Op.Verb != "patch" && d.Field == "error" && strings.HasPrefix(d.Model, "404 NotFound") && !strings.HasPrefix(d.Server, "404")
 	},
 	taints: true,
-}, {
-	name: "the server's lost delete precondition",
-	reason: "kube-apiserver v1.37 bug: a delete with a resourceVersion precondition that removes the last (garbage collector's) " +
-		"finalizer of an object being deleted fails with a StorageError (the store checks the precondition against the " +
-		"empty object of an update it skipped); the model deletes the object, as the request means",
-	match: func(d divergence) bool {
-		return d.Op.Verb == "delete" && d.Field == "error" && d.Model == "ok" &&
-			strings.Contains(d.Server, "Precondition failed: ResourceVersion in precondition: ,")
-	},
-	taints: true,
 }}
+
+// moreInvalid reports whether the server refused a write as invalid for
+// the reasons the model gave and more: the model's causes (a finalizer
+// added to an object being deleted) are among the server's, which lists
+// those of its validation too.
+func moreInvalid(model, server string) bool {
+	const invalid = " is invalid: "
+	mi, si := strings.Index(model, invalid), strings.Index(server, invalid)
+	if !strings.HasPrefix(model, "422 Invalid:") || !strings.HasPrefix(server, "422 Invalid:") || mi < 0 || si < 0 ||
+		model[:mi] != server[:si] {
+		return false
+	}
+	m, s := model[mi+len(invalid):], server[si+len(invalid):]
+	return len(s) > len(m) && strings.HasPrefix(s, "[") && strings.Contains(s, m)
+}
+
+// TestClassify: a known class accepts its divergences, and a tainting one
+// what follows from it on its object, in a list too; nothing else.
+func TestClassify(t *testing.T) {
+	const podInvalid = `422 Invalid: Pod "a" is invalid: spec: Forbidden: pod updates may not change fields other than ...`
+	put := divergence{Index: 2, Op: op{Verb: "put", Name: "a"}, Kind: "Pod", Field: "error", Model: "ok", Server: podInvalid}
+	list := func(model, server string) divergence {
+		return divergence{Index: 3, Op: op{Verb: "list"}, Kind: "Pod", Field: "list", Model: model, Server: server}
+	}
+	finalizers := `Job.batch "a" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"f"}`
+	for _, c := range []struct {
+		name string
+		divs []divergence
+		want []string // each divergence's class, "" for unknown
+	}{{
+		name: "a list missing a tainted object",
+		divs: []divergence{put, list("[]", "[a]")},
+		want: []string{"validation", "validation"},
+	}, {
+		name: "a list missing an object nothing tainted",
+		divs: []divergence{put, list("[a]", "[a b]")},
+		want: []string{"validation", ""},
+	}, {
+		name: "a list before the taint",
+		divs: []divergence{list("[]", "[a]"), put},
+		want: []string{"", "validation"},
+	}, {
+		name: "the server's validation errors beside the model's",
+		divs: []divergence{{Op: op{Verb: "put", Name: "a"}, Kind: "Job", Field: "error",
+			Model: "422 Invalid: " + finalizers, Server: "422 Invalid: Job.batch \"a\" is invalid: [" + strings.TrimPrefix(finalizers, `Job.batch "a" is invalid: `) + ", spec.selector: Required value]"}},
+		want: []string{"validation"},
+	}, {
+		name: "another 422",
+		divs: []divergence{{Op: op{Verb: "put", Name: "a"}, Kind: "Job", Field: "error",
+			Model: "422 Invalid: " + finalizers, Server: `422 Invalid: Job.batch "a" is invalid: [spec.selector: Required value]`}},
+		want: []string{""},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			classify(c.divs, map[string]int{})
+			var got []string
+			for _, d := range c.divs {
+				got = append(got, d.Known)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("classes %q; want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -1,8 +1,10 @@
 package fuzz
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctrltest/ctrltest/crd"
 	"github.com/ctrltest/ctrltest/fixture"
@@ -30,4 +32,27 @@ func TestSequencesOnTheModel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkModelRequests runs the fixed seeds' sequences on the model
+// alone and reports its rate as the fuzzer measures it (the time in the
+// requests, not in the reads that observe them): profile the model side
+// with -cpuprofile and pprof -focus=send.
+func BenchmarkModelRequests(b *testing.B) {
+	f := fixture.New(b, crd.Files(b, crdFiles...))
+	var elapsed time.Duration
+	requests := 0
+	for i := 0; b.Loop(); i++ {
+		for _, seed := range fixedSeeds {
+			seq := generate(seed)
+			s := &side{name: "model", dyn: f.Dynamic(), kube: f.Kube(), ns: fmt.Sprintf("fz-bench-%d-%d", i, seed%1000),
+				rvs: map[string][]string{}, gen: map[string]string{}, uids: map[string]string{}}
+			for _, o := range seq.ops {
+				s.do(b.Context(), seq, o)
+			}
+			elapsed += s.elapsed
+			requests += s.requests
+		}
+	}
+	b.ReportMetric(float64(requests)/elapsed.Seconds(), "requests/s")
 }

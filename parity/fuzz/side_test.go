@@ -57,12 +57,17 @@ type objState struct {
 	deleting   bool
 	finalizers string
 	managers   string
-	object     map[string]any
+	// managed is the managed fields entries in full but for their
+	// times: what a write that changed them alone changed.
+	managed string
+	object  map[string]any
 }
 
 var (
 	uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	rvPattern  = regexp.MustCompile(`((?:ResourceVersion in the precondition|in record) )\(\d+\)`)
+	// storeRVPattern is the stored resourceVersion a StorageError names.
+	storeRVPattern = regexp.MustCompile(`(ResourceVersion in object meta: )\d+`)
 )
 
 const (
@@ -95,6 +100,7 @@ func (s *side) snapshot(ctx context.Context, seq sequence) (map[string]objState,
 				deleting:   u.GetDeletionTimestamp() != nil,
 				finalizers: strings.Join(u.GetFinalizers(), ","),
 				managers:   managers(u),
+				managed:    managedEntries(u),
 				object:     normalize(u, name),
 			}
 			out[k] = st
@@ -135,6 +141,20 @@ func managers(u *unstructured.Unstructured) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, "; ")
+}
+
+// managedEntries is u's managed fields entries, without their times, as
+// JSON.
+func managedEntries(u *unstructured.Unstructured) string {
+	entries := u.GetManagedFields()
+	for i := range entries {
+		entries[i].Time = nil
+	}
+	b, err := json.Marshal(entries)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // volatileKeys are the keys whose values a server makes at random or from
@@ -237,6 +257,7 @@ func (s *side) errText(err error) string {
 		// uids and resourceVersions are each side's own.
 		msg = uidPattern.ReplaceAllString(msg, "<uid>")
 		msg = rvPattern.ReplaceAllString(msg, "$1(<rv>)")
+		msg = storeRVPattern.ReplaceAllString(msg, "$1<rv>")
 		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, msg)
 	}
 	return "error: " + strings.ReplaceAll(err.Error(), s.ns, "<ns>")
