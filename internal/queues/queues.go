@@ -191,16 +191,24 @@ func (q *Spy[T]) shutting() workqueue.TypedInterface[T] {
 	return q.base
 }
 
+// The methods of workqueue.TypedRateLimitingInterface: Add, AddAfter,
+// AddRateLimited and Forget are recorded, then done as client-go's queue
+// does them; the others are the queue's own.
+
+// Add records an add and adds item.
 func (q *Spy[T]) Add(item T) {
 	q.note(OpAdd, item, 0)
 	q.base.Add(item)
 }
 
+// AddAfter records a delayed add and adds item after d.
 func (q *Spy[T]) AddAfter(item T, d time.Duration) {
 	q.note(OpAddAfter, item, d)
 	q.addAfter(item, d)
 }
 
+// AddRateLimited records a rate-limited add, with the backoff the rate
+// limiter chose, and adds item after it.
 func (q *Spy[T]) AddRateLimited(item T) {
 	d := q.limiter.When(item)
 	q.note(OpAddRateLimited, item, d)
@@ -214,6 +222,7 @@ func (q *Spy[T]) ShutDown()                    { q.shutting().ShutDown() }
 func (q *Spy[T]) ShutDownWithDrain()           { q.shutting().ShutDownWithDrain() }
 func (q *Spy[T]) ShuttingDown() bool           { return q.base.ShuttingDown() }
 
+// Forget records a forget and resets item's backoff.
 func (q *Spy[T]) Forget(item T) {
 	q.note(OpForget, item, 0)
 	q.limiter.Forget(item)

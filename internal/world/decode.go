@@ -33,7 +33,7 @@ func (w *World) DecodeJSON(data []byte, tm metav1.TypeMeta) ([]runtime.Object, e
 	if gvk.Kind == "" || gvk.Version == "" {
 		return nil, errors.New("not a Kubernetes object: apiVersion or kind is missing")
 	}
-	if dec := w.StrictDecoder(gvk); dec != nil {
+	if dec := w.decoderFor(gvk); dec != nil {
 		// Strict: an unknown field is an error.
 		obj, _, err := dec.Decode(data, nil, nil)
 		if err != nil {

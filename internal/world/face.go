@@ -20,7 +20,6 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/ctrltest/ctrltest/internal/clientgo"
-	"github.com/ctrltest/ctrltest/internal/resources"
 )
 
 // What the fixture asks of its world, in the order a test meets it: the
@@ -57,6 +56,9 @@ type Config struct {
 
 // New makes the world of one fixture.
 func New(c Config) (*World, error) {
+	if c.InFlight == nil {
+		c.InFlight = new(atomic.Int64)
+	}
 	w := &World{
 		t:         c.T,
 		ctx:       c.Ctx,
@@ -79,7 +81,7 @@ func New(c Config) (*World, error) {
 		w.backend = newModelBackend(w, len(c.Objects))
 	}
 	w.informers = w.informers || w.backend.informers()
-	w.SetAdmission(c.Admission)
+	w.setAdmission(c.Admission)
 	for _, p := range c.Registrations {
 		if err := w.addClientset(p); err != nil {
 			return nil, err
@@ -128,7 +130,7 @@ func (w *World) Informers() bool { return w.informers }
 
 // Seeds returns the seed objects, typed (Seed has run).
 func (w *World) Seeds() []runtime.Object {
-	w.Seed()
+	w.seedWorld()
 	return append([]runtime.Object(nil), w.objects...)
 }
 
@@ -137,7 +139,7 @@ func (w *World) Seeds() []runtime.Object {
 // informers must be started now (informer mode, on the first call).
 func (w *World) Start() (startInformers bool) {
 	w.t.Helper()
-	w.Seed()
+	w.seedWorld()
 	if !w.startedInformers.CompareAndSwap(false, true) {
 		return false
 	}
@@ -186,7 +188,7 @@ func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
 			continue
 		}
 		for typ, inf := range informers {
-			if !w.AwaitHandlers(ctx, inf, fmt.Sprintf("the %v informer", typ)) {
+			if !w.awaitHandlers(ctx, inf, fmt.Sprintf("the %v informer", typ)) {
 				reachable = false
 			}
 		}
@@ -294,9 +296,9 @@ func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInfo
 	return nil, fmt.Errorf("fixture.Informer: no registered clientset serves %v; register its clientset (fixture.WithClientset) or its types (fixture.WithTypes)", gvr)
 }
 
-// StrictDecoder returns the strict decoder (an unknown field is an error)
+// decoderFor returns the strict decoder (an unknown field is an error)
 // of the clientset whose scheme knows gvk; nil when none does.
-func (w *World) StrictDecoder(gvk schema.GroupVersionKind) runtime.Decoder {
+func (w *World) decoderFor(gvk schema.GroupVersionKind) runtime.Decoder {
 	for _, cs := range w.clientsets {
 		if cs.scheme.Recognizes(gvk) {
 			return cs.strictDecoder()
@@ -362,15 +364,6 @@ func (w *World) All() ([]runtime.Object, error) {
 		out = append(out, w.sortedView(objs)...)
 	}
 	return out, nil
-}
-
-// Tables returns the types tables of the registered clientsets, in order.
-func (w *World) Tables() []*resources.Table {
-	out := make([]*resources.Table, len(w.clientsets))
-	for i, cs := range w.clientsets {
-		out[i] = cs.table
-	}
-	return out
 }
 
 // WorldKey maps a work-queue key of the test to the world's (a real

@@ -335,10 +335,10 @@ func (w *World) snapshotIndexer(gvr schema.GroupVersionResource, indexer cache.I
 	return out
 }
 
-// AwaitHandlers waits until every event handler registered on informer
+// awaitHandlers waits until every event handler registered on informer
 // (named by what in a failure) has processed its initial list; it reports
 // false when the handlers' registrations cannot be reached.
-func (w *World) AwaitHandlers(ctx context.Context, informer cache.SharedIndexInformer, what string) bool {
+func (w *World) awaitHandlers(ctx context.Context, informer cache.SharedIndexInformer, what string) bool {
 	w.t.Helper()
 	regs, ok := clientgo.Registrations(informer)
 	if !ok {
