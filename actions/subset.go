@@ -3,6 +3,7 @@ package actions
 import (
 	"reflect"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -27,8 +28,8 @@ func (c *config) subsetEqual(w, g reflect.Value, name string, inConditions bool)
 	if w.Type() != g.Type() {
 		return false
 	}
-	if entry := value.TypeReflectEntryOf(w.Type()); entry.CanConvertToUnstructured() {
-		return c.convertedEqual(entry, w, g, name, inConditions)
+	if ti := infoOf(w.Type()); ti.converts {
+		return c.convertedEqual(ti, w, g, name, inConditions)
 	}
 	switch w.Kind() {
 	case reflect.String:
@@ -86,9 +87,7 @@ func (c *config) subsetEqual(w, g reflect.Value, name string, inConditions bool)
 // subsetEqual; an inlined field's fields count as the struct's own.
 func (c *config) structSubsetEqual(w, g reflect.Value, name string, inConditions bool) bool {
 	below := inConditions || name == "conditions"
-	t := w.Type()
-	for i := range t.NumField() {
-		f := jsonField(t, i)
+	for i, f := range infoOf(w.Type()).fields {
 		if f.skip {
 			continue
 		}
@@ -106,7 +105,7 @@ func (c *config) structSubsetEqual(w, g reflect.Value, name string, inConditions
 				}
 				wf, gf = wf.Elem(), gf.Elem()
 			}
-			if wf.Kind() != reflect.Struct || value.TypeReflectEntryOf(wf.Type()).CanConvertToUnstructured() ||
+			if wf.Kind() != reflect.Struct || infoOf(wf.Type()).converts ||
 				!c.structSubsetEqual(wf, gf, name, inConditions) {
 				return false
 			}
@@ -131,16 +130,35 @@ func (c *config) structSubsetEqual(w, g reflect.Value, name string, inConditions
 // timeSetEqual is docsEqual's rule for a condition's timestamp: only set
 // or not counts. w is set (not trimmed).
 func (c *config) timeSetEqual(w, g reflect.Value) bool {
-	gu, ok := toUnstructuredValue(g)
-	return ok && isSetTime(trimZero(gu))
+	if g.Kind() == reflect.Pointer {
+		if g.IsNil() {
+			return false
+		}
+		g = g.Elem()
+	}
+	if ti := infoOf(g.Type()); ti.converts {
+		if g.IsZero() {
+			return !ti.zeroTrims
+		}
+		gu, err := ti.entry.ToUnstructured(g)
+		return err == nil && isSetTime(trimZero(gu))
+	}
+	if g.Kind() == reflect.String {
+		return g.Len() > 0
+	}
+	// Not known.
+	return false
 }
 
 // convertedEqual compares values of a type with its own conversion to
-// unstructured (a time, a quantity, an int-or-string) through their
-// unstructured forms, as the unstructured comparison does.
-func (c *config) convertedEqual(entry *value.TypeReflectCacheEntry, w, g reflect.Value, name string, inConditions bool) bool {
-	wu, err1 := entry.ToUnstructured(w)
-	gu, err2 := entry.ToUnstructured(g)
+// unstructured (a time, a quantity, an int-or-string) as the unstructured
+// comparison does, converting them only when they differ.
+func (c *config) convertedEqual(ti *typeInfo, w, g reflect.Value, name string, inConditions bool) bool {
+	if w.CanInterface() && g.CanInterface() && reflect.DeepEqual(w.Interface(), g.Interface()) {
+		return true // and w is not trimmed: the forms are equal
+	}
+	wu, err1 := ti.entry.ToUnstructured(w)
+	gu, err2 := ti.entry.ToUnstructured(g)
 	if err1 != nil || err2 != nil {
 		return false
 	}
@@ -151,31 +169,15 @@ func (c *config) convertedEqual(entry *value.TypeReflectCacheEntry, w, g reflect
 	return docsEqual(wt, prune(wt, gu), c.keepConditionTimes, inConditions || name == "conditions")
 }
 
-func toUnstructuredValue(v reflect.Value) (any, bool) {
-	if entry := value.TypeReflectEntryOf(v.Type()); entry.CanConvertToUnstructured() {
-		u, err := entry.ToUnstructured(v)
-		return u, err == nil
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return nil, true
-		}
-		return toUnstructuredValue(v.Elem())
-	case reflect.String:
-		return v.String(), true
-	}
-	// Anything else set counts as set.
-	return !trimmedZero(v), true
-}
-
 // trimmedZero reports whether trimZero drops v's unstructured form: a
 // null, a zero scalar, an empty list, or a map or struct with nothing but
 // such values. A value with its own conversion is converted.
 func trimmedZero(v reflect.Value) bool {
-	if entry := value.TypeReflectEntryOf(v.Type()); entry.CanConvertToUnstructured() {
-		u, err := entry.ToUnstructured(v)
-		return err == nil && trimZero(u) == nil
+	if ti := infoOf(v.Type()); ti.converts {
+		// A value other than the zero one counts as set: where it is
+		// not (an int-or-string holding ""), the comparison that follows
+		// converts it.
+		return ti.zeroTrims && v.IsZero()
 	}
 	switch v.Kind() {
 	case reflect.String:
@@ -201,15 +203,47 @@ func trimmedZero(v reflect.Value) bool {
 		}
 		return true
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if f := jsonField(t, i); f.unknown || !f.skip && !trimmedZero(v.Field(i)) {
+		for i, f := range infoOf(v.Type()).fields {
+			if f.unknown || !f.skip && !trimmedZero(v.Field(i)) {
 				return false
 			}
 		}
 		return true
 	}
 	return false
+}
+
+// typeInfo is what the walk needs to know of a type, computed once.
+type typeInfo struct {
+	// converts: the type has its own conversion to unstructured (a time,
+	// a quantity, an int-or-string).
+	converts bool
+	entry    *value.TypeReflectCacheEntry
+	// zeroTrims: the zero value of a converting type is dropped by
+	// trimZero (a zero time renders as null; a zero quantity as "0").
+	zeroTrims bool
+	// fields of a struct, as the converter names them.
+	fields []fieldInfo
+}
+
+var typeInfos sync.Map // reflect.Type → *typeInfo
+
+func infoOf(t reflect.Type) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	ti := &typeInfo{entry: value.TypeReflectEntryOf(t)}
+	if ti.converts = ti.entry.CanConvertToUnstructured(); ti.converts {
+		u, err := ti.entry.ToUnstructured(reflect.Zero(t))
+		ti.zeroTrims = err == nil && trimZero(u) == nil
+	} else if t.Kind() == reflect.Struct {
+		ti.fields = make([]fieldInfo, t.NumField())
+		for i := range ti.fields {
+			ti.fields[i] = jsonField(t, i)
+		}
+	}
+	typeInfos.Store(t, ti)
+	return ti
 }
 
 // fieldInfo is how the unstructured converter names a struct field.
