@@ -219,8 +219,8 @@ func TestSoleRunner(t *testing.T) {
 
 // TestQuietBudget: the event wait and the leak check wait for a quiet
 // process at least quietFloor, longer in a process of many goroutines
-// (where a stack dump costs more); in a process of few goroutines, after a
-// wait that found the process busy, the next few look once, then dump (a wait can
+// (where a stack dump costs more); in a process of few goroutines, after
+// waits that found the process busy, the next few look once, then dump (a wait can
 // cost a scheduling quantum per sleep while goroutines that never block
 // hold every processor, as TestInformerModeIsDeterministic's do).
 func TestQuietBudget(t *testing.T) {
@@ -316,3 +316,38 @@ func spin() (stop func()) {
 type wrapped struct{ testing.TB }
 
 func (w wrapped) Unwrap() testing.TB { return w.TB }
+
+// TestQuietSkipsAfterMissesInARow: only quietMissesBeforeSkips waits in a
+// row that end with the process busy make the next waits look once; a
+// wait that finds the process quiet starts the count again.
+func TestQuietSkipsAfterMissesInARow(t *testing.T) {
+	defer quietSkips.Store(quietSkips.Load())
+	defer quietMisses.Store(quietMisses.Load())
+	quietSkips.Store(0)
+	quietMisses.Store(0)
+	w := &Watch{QuietWait: time.Millisecond}
+	stop := spin()
+	for i := 1; i < quietMissesBeforeSkips; i++ {
+		if w.awaitQuiet() {
+			stop()
+			t.Fatal("awaitQuiet() = true while a goroutine spins")
+		}
+		if got := quietSkips.Load(); got != 0 {
+			t.Errorf("after %d busy wait(s) in a row, %d waits look once, want 0", i, got)
+		}
+	}
+	w.awaitQuiet()
+	stop()
+	if got := quietSkips.Load(); got != quietSkipsAfterMiss {
+		t.Errorf("after %d busy waits in a row, %d waits look once, want %d", quietMissesBeforeSkips, got, quietSkipsAfterMiss)
+	}
+	quietSkips.Store(0)
+	quietMisses.Store(quietMissesBeforeSkips - 1)
+	w.QuietWait = 10 * time.Second
+	if !w.awaitQuiet() {
+		t.Fatal("awaitQuiet() = false with nothing running")
+	}
+	if got := quietMisses.Load(); got != 0 {
+		t.Errorf("after a quiet wait, %d misses in a row, want 0", got)
+	}
+}
