@@ -10,7 +10,9 @@
 #   handwritten-cmp  the same, plus one cmp.Equal call;
 #   ctrltest         fixture.New, fixture.Sync and AssertActions.
 #
-# and prints their sizes, the ratios, and the functions in each binary that
+# and prints their sizes, the ratios, how many functions of client-go's
+# real kubernetes clientset each links (none: fixture.Kube leaves it to the
+# server, see fixture.ClientsetServer), and the functions in each binary that
 # call reflect's Method or MethodByName with a name the linker cannot see:
 # any one of them makes the linker keep every exported method of every
 # type converted to an interface (for client-go's fake clientsets, every
@@ -136,6 +138,13 @@ printf '%-16s %12s %7s\n' binary bytes ratio
 for pkg in handwritten handwritten-cmp ctrltest; do
 	size="$(stat -c %s "bin/${pkg}.test")"
 	awk -v p="${pkg}" -v s="${size}" -v b="${base}" 'BEGIN { printf "%-16s %12d %6.2fx\n", p, s, s / b }'
+done
+echo
+echo "functions of client-go's real kubernetes clientset (kubernetes.NewForConfig and its typed clients,"
+echo "which the parity module's server builds; the fakes are not counted)"
+for pkg in handwritten handwritten-cmp ctrltest; do
+	go tool nm "bin/${pkg}.test" | awk -v p="${pkg}" '$2 == "T" && $3 ~ /^k8s\.io\/client-go\/kubernetes(\/typed\/[a-z0-9\/]+)?\./ && $3 !~ /\/fake\./ { n++ }
+		END { printf "  %-16s %6d\n", p, n }'
 done
 for pkg in handwritten handwritten-cmp ctrltest; do
 	echo

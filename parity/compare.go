@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -203,6 +204,13 @@ func (rs *rowServer) ClientConfig(record func(actions.Action)) *rest.Config {
 		}
 	})
 }
+
+// NewClientset builds the clientsets the server builds (Server.NewClientset).
+func (rs *rowServer) NewClientset(iface reflect.Type, config *rest.Config) (any, error) {
+	return rs.srv.NewClientset(iface, config)
+}
+
+var _ fixture.ClientsetServer = (*rowServer)(nil)
 
 // Compare runs row of tb twice on t, on client-go's fakes and on srv
 // (fixture.WithServer), each with one sync of the row's key, and reports

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -20,11 +21,12 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/fixture"
 )
 
 // Server is the API server parity runs use: an etcd and a kube-apiserver
 // on 127.0.0.1 (Start), or a cluster of the user's (Connect). It
-// implements fixture.Server.
+// implements fixture.Server and fixture.ClientsetServer.
 type Server struct {
 	// Config reaches the server with rights to create namespaces, custom
 	// resource definitions and the objects of the rows.
@@ -136,6 +138,19 @@ func (s *Server) ClientConfig(record func(actions.Action)) *rest.Config {
 	}
 	return Record(s.Config, nil, record, nil)
 }
+
+// NewClientset builds the real kubernetes clientset (client-go's
+// kubernetes.NewForConfig) for fixture.Kube and fixture.KubeFieldManaged,
+// which have no fixture.ForConfig; nil for any other clientset (see
+// fixture.ClientsetServer).
+func (s *Server) NewClientset(iface reflect.Type, config *rest.Config) (any, error) {
+	if iface != reflect.TypeFor[kubernetes.Interface]() {
+		return nil, nil
+	}
+	return kubernetes.NewForConfig(config)
+}
+
+var _ fixture.ClientsetServer = (*Server)(nil)
 
 // run starts one process, its output in the server's directory.
 func (s *Server) run(path, logName string, args ...string) error {
