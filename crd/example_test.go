@@ -74,11 +74,11 @@ func TestTransitionRuleCatchesARename(t *testing.T) {
 			WantActions: []actions.Action{actions.Update(renamed(seed))},
 			WantErr:     fixture.ErrorMessage(`Foo.samplecontroller.ctrltest.dev "test" is invalid: spec.deploymentName: Invalid value: "test-v2": deploymentName cannot be changed once set`),
 		}, {
-			Name:            "without it: the fakes accept what a server refuses",
-			Key:             "default/test",
-			Objects:         []runtime.Object{seed},
-			WantActions:     []actions.Action{actions.Update(renamed(seed))},
-			SkipIdempotency: true, // it renames on every sync
+			Name:        "without it: the fakes accept what a server refuses",
+			Key:         "default/test",
+			Objects:     []runtime.Object{seed},
+			WantActions: []actions.Action{actions.Update(renamed(seed))},
+			Checks:      fixture.Checks{Idempotency: fixture.Off}, // it renames on every sync
 		}},
 	}.Run(t)
 }

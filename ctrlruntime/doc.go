@@ -11,7 +11,7 @@
 //			Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
 //				return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
 //			}),
-//			Golden: true,
+//			Checks: fixture.Checks{Golden: fixture.On},
 //			Rows: []fixture.Row{{
 //				Name:         "a new WebApp waits for its Deployment",
 //				Objects:      []runtime.Object{app},

@@ -100,8 +100,8 @@ func TestCacheMutationCheck(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	fixture.Table[string]{
-		Wire:  ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} }),
-		Sweep: true,
+		Wire:   ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler { return scaler{env.Client} }),
+		Checks: fixture.Checks{FaultSweep: fixture.On},
 		Rows: []fixture.Row{{
 			Name:         "scales",
 			Objects:      []runtime.Object{deploy("web", 1, nil)},
@@ -171,7 +171,7 @@ func TestTableFailures(t *testing.T) {
 				<-stop
 				return reconcile.Result{}, nil
 			}),
-			row:  fixture.Row{Key: "default/web", Options: []fixture.Option{fixture.WithTimeout(200 * time.Millisecond), fixture.WithoutLeakCheck()}},
+			row:  fixture.Row{Key: "default/web", Options: []fixture.Option{fixture.WithTimeout(200 * time.Millisecond), fixture.WithChecks(fixture.Checks{Leaks: fixture.Off})}},
 			want: []string{`sync "default/web"`, "did not return"},
 		},
 		{

@@ -6,7 +6,7 @@
 // endings, a trailing newline, nothing that changes between runs or
 // machines. A change in controller behaviour then shows up as a readable
 // diff of that file in a pull request. The fixture package renders its
-// results through this package (fixture.Result.AssertGolden, Table.Golden,
+// results through this package (fixture.Result.AssertGolden, Checks.Golden,
 // fixture.Cases).
 //
 // # Normalizers

@@ -14,7 +14,7 @@ import (
 )
 
 // The stale-cache sweep's examples: Canary, Tagger and Reaper, each with a
-// table of the Correct controller swept (SweepCaches: the part to copy)
+// table of the Correct controller swept (Checks.CacheSweep: the part to copy)
 // and a test that sweeps both variants and reads the report.
 
 func canary(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
@@ -36,8 +36,8 @@ var canaryRow = fixture.Row{
 // controller do damage.
 func TestCanary(t *testing.T) {
 	fixture.Table[string]{
-		Wire:        canary(Correct),
-		SweepCaches: true,
+		Wire:   canary(Correct),
+		Checks: fixture.Checks{CacheSweep: fixture.On},
 		Rows: []fixture.Row{canaryRow, {
 			Name:    "leaves a Deployment with its canary alone",
 			Objects: []runtime.Object{deployment(1), canaryPod(deployment(1))},
@@ -68,9 +68,9 @@ var taggerRow = fixture.Row{
 // TestTagger: the Correct Tagger passes the sweep.
 func TestTagger(t *testing.T) {
 	fixture.Table[string]{
-		Wire:        tagger(Correct),
-		SweepCaches: true,
-		Rows:        []fixture.Row{taggerRow},
+		Wire:   tagger(Correct),
+		Checks: fixture.Checks{CacheSweep: fixture.On},
+		Rows:   []fixture.Row{taggerRow},
 	}.Run(t)
 }
 
@@ -98,8 +98,8 @@ var reaperRow = fixture.Row{
 // TestReaper: the Correct Reaper passes the sweep.
 func TestReaper(t *testing.T) {
 	fixture.Table[string]{
-		Wire:        reaper(Correct),
-		SweepCaches: true,
+		Wire:   reaper(Correct),
+		Checks: fixture.Checks{CacheSweep: fixture.On},
 		Rows: []fixture.Row{reaperRow, {
 			Name:        "deletes the workers of a deleted Deployment",
 			Objects:     []runtime.Object{worker("web-worker")},

@@ -29,7 +29,7 @@ const CanaryLabel = "example.ctrltest.dev/canary"
 // Correct names the Pod after its Deployment ("<name>-canary"): a second
 // create gets AlreadyExists, which the sync takes as done.
 //
-// Caught by the stale-cache sweep (Row.SweepCaches, Table.CacheSweep):
+// Caught by the stale-cache sweep (Checks.CacheSweep, Table.CacheSweep):
 // duplicates under the own-writes lag.
 type Canary struct {
 	client      kubernetes.Interface

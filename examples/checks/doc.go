@@ -12,7 +12,7 @@
 //	                 every sync (a hot loop)                 (on by default in table rows;
 //	                                                          fixture.CheckIdempotent)
 //	Labeler          logs a failed update and returns nil    the fault sweep
-//	                 (the key is never retried)              (Table.Sweep, Table.FaultSweep)
+//	                 (the key is never retried)              (Checks.FaultSweep, Table.FaultSweep)
 //	ReplicaFloor     changes the Deployment its lister       the cache-mutation check
 //	                 returned (the shared informer cache)    (on by default in fixture.Sync)
 //	ReplicaSetOwner  its ReplicaSet handler forgets updates  an informer-mode test of the
@@ -20,7 +20,7 @@
 //	Adopter          writes twice from one copy (a stale     the API server model (on by
 //	                 resourceVersion on the second write)    default): a Conflict
 //	Canary           names its Pod by generateName (a sync   the stale-cache sweep
-//	                 its cache lags makes a second one)      (Row.SweepCaches): own-writes
+//	                 its cache lags makes a second one)      (Checks.CacheSweep): own-writes
 //	Tagger           clears the resourceVersion (overwrites  the stale-cache sweep:
 //	                 what its cache has not shown yet)       other-writer
 //	Reaper           takes a cache miss for a deletion       the stale-cache sweep:
@@ -32,7 +32,7 @@
 // hot-looping StatusWriter never settling.
 //
 // The stale-cache sweep's three examples are tested in caches_test.go: a
-// table of each Correct controller with SweepCaches on, and one test that
+// table of each Correct controller with Checks.CacheSweep on, and one test that
 // sweeps both variants of each and reads the reports.
 //
 // The tests come in pairs. The first of each pair is ordinary ctrltest

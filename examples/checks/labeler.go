@@ -25,7 +25,7 @@ const ManagedLabel = "example.ctrltest.dev/managed"
 // not-found: the Deployment was deleted since the informer saw it, and
 // nothing is left to label.
 //
-// Caught by the fault sweep (Table.Sweep, Row.Sweep, Table.FaultSweep).
+// Caught by the fault sweep (Checks.FaultSweep, Table.FaultSweep).
 type Labeler struct {
 	client  kubernetes.Interface
 	lister  appslisters.DeploymentLister

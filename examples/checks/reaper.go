@@ -28,7 +28,7 @@ const WorkerOfLabel = "example.ctrltest.dev/worker-of"
 // Broken deletes the Pods of a Deployment that exists. Correct confirms
 // the deletion with a live GET before it deletes anything.
 //
-// Caught by the stale-cache sweep (Row.SweepCaches, Table.CacheSweep): a
+// Caught by the stale-cache sweep (Checks.CacheSweep, Table.CacheSweep): a
 // lost object under the not-in-cache lag.
 type Reaper struct {
 	client      kubernetes.Interface

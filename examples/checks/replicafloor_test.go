@@ -42,7 +42,7 @@ func TestReplicaFloorCacheMutationMatters(t *testing.T) {
 		{Broken, 1},
 	} {
 		t.Run(tt.variant.String(), func(t *testing.T) {
-			f := fixture.New(t, fixture.WithObjects(deployment(1)), fixture.WithoutCacheMutationCheck())
+			f := fixture.New(t, fixture.WithObjects(deployment(1)), fixture.WithChecks(fixture.Checks{CacheMutation: fixture.Off}))
 			f.InduceFailure(fixture.Failure{Verb: "update", Resource: "deployments", Times: 1,
 				Err: apierrors.NewInternalError(errors.New("etcd is down"))})
 			sync := replicaFloor(tt.variant)(f)

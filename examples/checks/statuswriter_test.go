@@ -45,7 +45,8 @@ func (c *ticking) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 // Its second write stamps a new time in the condition, so it changes the
 // stored world: a new resourceVersion, a watch event, another sync. With a
 // clock that stands still the same write changes nothing: a redundant
-// request, which only StrictIdempotency fails.
+// request, which only a strict idempotency check (Checks.Idempotency:
+// fixture.Strict) fails.
 func TestStatusWriterHotLoopIsCaught(t *testing.T) {
 	for _, v := range []Variant{Correct, Broken} {
 		t.Run(v.String(), func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestStatusWriterHotLoopIsCaught(t *testing.T) {
 		if res := table.RunRow(t, row); len(res.Redundant) != 0 {
 			t.Errorf("the first sync's write changed the world; Redundant = %v", res.Redundant)
 		}
-		table.StrictIdempotency = true
-		mustCatch(t, "StrictIdempotency", func(tb testing.TB) { table.RunRow(tb, row) })
+		table.Checks.Idempotency = fixture.Strict
+		mustCatch(t, "Checks.Idempotency is Strict", func(tb testing.TB) { table.RunRow(tb, row) })
 	})
 }

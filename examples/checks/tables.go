@@ -109,8 +109,8 @@ var labelsRow = fixture.Row{
 // (see TestLabeler).
 func LabelerTable() fixture.Table[string] {
 	return fixture.Table[string]{
-		Wire:  labeler(Correct),
-		Sweep: true,
+		Wire:   labeler(Correct),
+		Checks: fixture.Checks{FaultSweep: fixture.On},
 		Rows: []fixture.Row{labelsRow, {
 			Name:    "leaves a labelled Deployment alone",
 			Objects: []runtime.Object{labelled()},

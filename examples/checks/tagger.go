@@ -24,7 +24,7 @@ const TierLabel = "example.ctrltest.dev/tier"
 // stale update with a conflict, the sync returns it, and the retry reads
 // the newer object.
 //
-// Caught by the stale-cache sweep (Row.SweepCaches, Table.CacheSweep): a
+// Caught by the stale-cache sweep (Checks.CacheSweep, Table.CacheSweep): a
 // lost update under the other-writer lag.
 type Tagger struct {
 	client  kubernetes.Interface

@@ -60,6 +60,6 @@ func TestCustomResource(t *testing.T) {
 // requests too.
 func TestFaultSweep(t *testing.T) {
 	tb := dynamic.Table()
-	tb.Sweep = true
+	tb.Checks.FaultSweep = fixture.On
 	tb.Run(t)
 }

@@ -46,7 +46,7 @@ func TestFooControllerChecks(t *testing.T) {
 	fixture.Table[cache.ObjectName]{
 		Wire:    Wire,
 		Options: []fixture.Option{fixture.WithClientset(Foos)},
-		Sweep:   true,
+		Checks:  fixture.Checks{FaultSweep: fixture.On},
 		Rows: []fixture.Row{{
 			Name:        "creates a Deployment",
 			Objects:     []runtime.Object{foo},

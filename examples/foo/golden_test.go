@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 func TestFooControllerGolden(t *testing.T) {
 	foo := NewFoo(1)
 	available := Available(NewDeployment(foo, 1))
-	fixture.Table[cache.ObjectName]{Wire: Wire, Golden: true, Options: []fixture.Option{fixture.WithClientset(Foos)}, Rows: []fixture.Row{
+	fixture.Table[cache.ObjectName]{Wire: Wire, Checks: fixture.Checks{Golden: fixture.On}, Options: []fixture.Option{fixture.WithClientset(Foos)}, Rows: []fixture.Row{
 		{Name: "creates a Deployment", Key: "default/test", Objects: []runtime.Object{foo}},
 		{Name: "reports available replicas", Key: "default/test", Objects: []runtime.Object{foo, available}},
 		{Name: "updates the Deployment's replicas", Key: "default/test", Objects: []runtime.Object{NewFoo(2), NewDeployment(foo, 1)}},

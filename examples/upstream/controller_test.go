@@ -50,7 +50,7 @@ func TestController(t *testing.T) {
 			WantReads:   []actions.Action{getCopy},
 			WantActions: []actions.Action{actions.Create(copied)},
 			WantEvents:  []ct.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Copied to prod/settings")},
-			Sweep:       true, // each write fails once: the sync must return the error
+			Checks:      ct.Checks{FaultSweep: ct.On}, // each write fails once: the sync must return the error
 		}, {
 			Name:        "updates a stale copy",
 			Objects:     []runtime.Object{source, stale},
@@ -58,7 +58,7 @@ func TestController(t *testing.T) {
 			WantReads:   []actions.Action{getCopy},
 			WantActions: []actions.Action{actions.Update(copied)},
 			WantEvents:  []ct.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Updated prod/settings")},
-			Sweep:       true,
+			Checks:      ct.Checks{FaultSweep: ct.On},
 		}, {
 			Name:      "leaves an up-to-date copy alone",
 			Objects:   []runtime.Object{source, copied},
@@ -116,7 +116,7 @@ func TestLeakCheckCatchesForgottenShutdown(t *testing.T) {
 		"goroutine(s) the test started are still running after its cleanup",
 		"k8s.io/client-go/util/workqueue.(*delayingType[...]).waitingLoop",
 		"a work queue that nothing shut down",
-		"fixture.WithoutLeakCheck()",
+		"fixture.Checks{Leaks: fixture.Off}",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the leak report lacks %q:\n%s", want, out)

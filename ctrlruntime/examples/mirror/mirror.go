@@ -88,8 +88,7 @@ func Table() fixture.Table[string] {
 		Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
 			return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
 		}),
-		Golden: true,
-		Sweep:  true,
+		Checks: fixture.Checks{Golden: fixture.On, FaultSweep: fixture.On},
 		Rows: []fixture.Row{
 			{Name: "a labelled ConfigMap gets a Secret", Key: key, WantReturned: hour,
 				Objects: []runtime.Object{cm(mirrored, map[string]string{"mode": "fast"})}},

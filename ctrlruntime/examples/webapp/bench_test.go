@@ -73,7 +73,7 @@ func BenchmarkReconcileRow(b *testing.B) {
 	b.Run("impl=ctrltest-row", func(b *testing.B) {
 		b.ReportAllocs()
 		tb := newTable()
-		tb.Golden, tb.Sweep = false, false
+		tb.Checks = fixture.Checks{}
 		// The row's expectations: what one reconcile does.
 		warm := tbtest.PerOp(b)
 		f := fixture.New(warm, fixture.WithTypes(WebApps), fixture.WithObjects(seeds()...))

@@ -32,8 +32,7 @@ func newTable(rows ...fixture.Row) fixture.Table[string] {
 	return fixture.Table[string]{
 		Options:  []fixture.Option{fixture.WithTypes(WebApps)},
 		Wire:     wire,
-		Golden:   true,
-		Sweep:    true,
+		Checks:   fixture.Checks{Golden: fixture.On, FaultSweep: fixture.On},
 		Parallel: true,
 		Rows:     rows,
 	}

@@ -37,6 +37,6 @@ func BenchmarkReconcileRowServer(b *testing.B) {
 		}
 	}
 	b.Run("impl=model", func(b *testing.B) { run(b) })
-	b.Run("impl=model-noleakcheck", func(b *testing.B) { run(b, fixture.WithoutLeakCheck()) })
+	b.Run("impl=model-noleakcheck", func(b *testing.B) { run(b, fixture.WithChecks(fixture.Checks{Leaks: fixture.Off})) })
 	b.Run("impl=server", func(b *testing.B) { run(b, fixture.WithServer(srv)) })
 }
