@@ -13,7 +13,7 @@ import (
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-// The stale-cache sweep's examples: Canary, Tagger and Reaper, each with a
+// The stale-cache sweep's examples: Canary, Tagger, Reaper and Census, each with a
 // table of the Correct controller swept (Checks.CacheSweep: the part to copy)
 // and a test that sweeps both variants and reads the report.
 
@@ -111,6 +111,35 @@ func TestReaper(t *testing.T) {
 	}.Run(t)
 }
 
+func census(v Variant) func(f *fixture.Fixture) fixture.SyncFunc[string] {
+	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		inf := f.KubeInformers()
+		c, err := NewCensus(f.Kube(), inf.Apps().V1().Deployments(), inf.Core().V1().Pods(), fixture.Queue[string](f), v)
+		if err != nil {
+			f.T().Fatal(err)
+		}
+		return c.Sync
+	}
+}
+
+var censusRow = fixture.Row{
+	Name:        "makes the worker of a Deployment",
+	Objects:     []runtime.Object{deployment(1)},
+	Key:         "default/web",
+	WantActions: []actions.Action{actions.Create(worker("web-worker"))},
+}
+
+// TestCensus: the Correct Census passes the sweep; its idempotency check
+// counts the worker its first sync made (the worker's add event enqueues
+// the Deployment).
+func TestCensus(t *testing.T) {
+	fixture.Table[string]{
+		Wire:   census(Correct),
+		Checks: fixture.Checks{CacheSweep: fixture.On},
+		Rows:   []fixture.Row{censusRow},
+	}.Run(t)
+}
+
 // TestStaleCacheDamageIsCaught sweeps both variants of each controller and
 // reads the report: each Broken controller does one kind of damage under
 // one lag; the Correct ones do none.
@@ -127,6 +156,7 @@ func TestStaleCacheDamageIsCaught(t *testing.T) {
 		{"Canary", canary, canaryRow, []string{"own-writes: duplicate"}, "2 pods in default are controlled by Deployment web"},
 		{"Tagger", tagger, taggerRow, []string{"other-writer: lost update"}, "lost the annotation ctrltest.dev/other-writer"},
 		{"Reaper", reaper, reaperRow, []string{"not-in-cache: lost object"}, "pods default/web-worker was deleted"},
+		{"Census", census, censusRow, []string{"own-writes: wrong status"}, "deployments default/web settled with another status than without the lag"},
 	} {
 		for _, v := range []Variant{Correct, Broken} {
 			t.Run(tt.name+"/"+v.String(), func(t *testing.T) {

@@ -25,13 +25,16 @@
 //	                 what its cache has not shown yet)       other-writer
 //	Reaper           takes a cache miss for a deletion       the stale-cache sweep:
 //	                 (deletes the Pods of a new Deployment)  not-in-cache
+//	Census           counts Pods from its cache into a       the stale-cache sweep:
+//	                 status, and watches no Pod (the count   own-writes (wrong status)
+//	                 stays stale)
 //
 // A sixth controller, Exporter, has no broken variant: it needs two syncs to
 // settle a new Deployment, and its test follows it to the end with
 // Row.WantObjects (see fixture.Converge). That test also shows the
 // hot-looping StatusWriter never settling.
 //
-// The stale-cache sweep's three examples are tested in caches_test.go: a
+// The stale-cache sweep's four examples are tested in caches_test.go: a
 // table of each Correct controller with Checks.CacheSweep on, and one test that
 // sweeps both variants of each and reads the reports.
 //
