@@ -1,0 +1,44 @@
+package kcm
+
+import (
+	"testing"
+
+	"github.com/ctrltest/ctrltest/fixture"
+)
+
+// kcmTables are the tables of kube-controller-manager's controllers.
+func kcmTables() []struct {
+	name string
+	tb   fixture.Table[string]
+} {
+	return []struct {
+		name string
+		tb   fixture.Table[string]
+	}{
+		{"Deployment", deploymentTable()},
+		{"StatefulSet", statefulSetTable()},
+		{"DaemonSet", daemonSetTable()},
+		{"Job", jobTable()},
+		{"CronJob", cronJobTable()},
+	}
+}
+
+// TestEventOrders runs the event-order sweep (fixture.Table.EventSweep)
+// on every row of kube-controller-manager's controllers: their event
+// handlers were written for every way client-go delivers events (they
+// unwrap tombstones, compare resourceVersions to skip resyncs, enqueue
+// the old and the new owner on an update), and must pass.
+func TestEventOrders(t *testing.T) {
+	for _, c := range kcmTables() {
+		for _, row := range c.tb.Rows {
+			t.Run(c.name+"/"+row.Name, func(t *testing.T) {
+				report := c.tb.EventSweep(t, row)
+				if len(report.Failed()) > 0 {
+					t.Errorf("%s", report)
+					return
+				}
+				t.Logf("%s", report)
+			})
+		}
+	}
+}
