@@ -25,6 +25,9 @@
 //	                 what its cache has not shown yet)       other-writer
 //	Reaper           takes a cache miss for a deletion       the stale-cache sweep:
 //	                 (deletes the Pods of a new Deployment)  not-in-cache
+//	Publisher        its ConfigMap handler has no update     the event-order sweep
+//	                 and panics on a tombstone (it expects   (Row.SweepEvents): coalesced
+//	                 watch events only)                      and relist
 //
 // A sixth controller, Exporter, has no broken variant: it needs two syncs to
 // settle a new Deployment, and its test follows it to the end with
@@ -33,7 +36,10 @@
 //
 // The stale-cache sweep's three examples are tested in caches_test.go: a
 // table of each Correct controller with SweepCaches on, and one test that
-// sweeps both variants of each and reads the reports.
+// sweeps both variants of each and reads the reports. The event-order
+// sweep's, in publisher_test.go, likewise. Their tables stay in the tests:
+// the sweeps feed the informers, which a real API server's parity run
+// does not.
 //
 // The tests come in pairs. The first of each pair is ordinary ctrltest
 // usage, the part to copy: the Correct controller passes the check. Its
