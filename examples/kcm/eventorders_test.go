@@ -1,9 +1,11 @@
 package kcm
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/tbtest"
 )
 
 // kcmTables are the tables of kube-controller-manager's controllers.
@@ -38,6 +40,26 @@ func TestEventOrders(t *testing.T) {
 					return
 				}
 				t.Logf("%s", report)
+			})
+		}
+	}
+}
+
+// BenchmarkEventOrders is the cost of the event-order sweep on each
+// table: every row through Table.RunRow, with and without SweepEvents.
+func BenchmarkEventOrders(b *testing.B) {
+	for _, c := range kcmTables() {
+		for _, sweep := range []bool{false, true} {
+			b.Run(fmt.Sprintf("controller=%s/sweep=%v", c.name, sweep), func(b *testing.B) {
+				c.tb.SweepEvents = sweep
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, row := range c.tb.Rows {
+						op := tbtest.PerOp(b)
+						c.tb.RunRow(op, row)
+						op.Done()
+					}
+				}
 			})
 		}
 	}
