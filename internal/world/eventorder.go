@@ -42,7 +42,7 @@ type Told struct {
 }
 
 // RefreshAs is Refresh in the default mode with the changes recorded
-// since the last Refresh delivered in order, telling tell before each
+// since the last Refresh delivered as order says, telling tell before each
 // event's handlers run. Objects written that no recorded change covers (a
 // reactor's) are delivered afterwards as Refresh delivers them, after a
 // tell of a zero Told. A handler's panic is returned (a *feed.PanicError),
