@@ -28,6 +28,9 @@
 //	Census           counts Pods from its cache into a       the stale-cache sweep:
 //	                 status, and watches no Pod (the count   own-writes (wrong status)
 //	                 stays stale)
+//	Publisher        its ConfigMap handler has no update     the event-order sweep
+//	                 and panics on a tombstone (it expects   (Checks.EventSweep):
+//	                 watch events only)                      coalesced and relist
 //
 // A sixth controller, Exporter, has no broken variant: it needs two syncs to
 // settle a new Deployment, and its test follows it to the end with
@@ -36,7 +39,10 @@
 //
 // The stale-cache sweep's four examples are tested in caches_test.go: a
 // table of each Correct controller with Checks.CacheSweep on, and one test that
-// sweeps both variants of each and reads the reports.
+// sweeps both variants of each and reads the reports. The event-order
+// sweep's, in publisher_test.go, likewise. Their tables stay in the tests:
+// the sweeps feed the informers, which a real API server's parity run
+// does not.
 //
 // The tests come in pairs. The first of each pair is ordinary ctrltest
 // usage, the part to copy: the Correct controller passes the check. Its

@@ -14,7 +14,11 @@
 // event's resourceVersion, as kube-apiserver's watch cache sends it), and
 // one that starts matching arrives as an add. A relist (Relist) replaces
 // the store and tells handlers of the objects it no longer has through
-// tombstones (cache.DeletedFinalStateUnknown), as client-go does.
+// tombstones (cache.DeletedFinalStateUnknown), as client-go does; a resync
+// (Resync) gives every cached object as an update with old == new; and
+// Coalesce keeps, of each object's events, the last: the other ways
+// client-go delivers a window of changes, for fixture's event-order
+// sweep, which learns of each event through Informer.Tell.
 //
 // Delivery is deterministic: no goroutine, no sleep. Handlers are called in
 // the order the feed first saw them (see clientgo.Order). A handler that

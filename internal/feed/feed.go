@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
@@ -19,6 +20,9 @@ type Informer struct {
 	// Name names the informer in errors ("the apps/v1 deployments
 	// informer").
 	Name string
+	// Resource is the resource it lists, for its callers (the feed does
+	// not read it).
+	Resource schema.GroupVersionResource
 	// Informer is the informer; it is never started.
 	Informer cache.SharedIndexInformer
 	// Keep reports whether the informer lists obj (its namespace, label and
@@ -27,6 +31,11 @@ type Informer struct {
 	// Convert makes the informer's form of an object as the world stores
 	// it (unstructured, metadata only); nil delivers the object itself.
 	Convert func(obj runtime.Object) (runtime.Object, error)
+	// Tell, when set, is told of every event before the handlers are:
+	// what the handlers get ("an update") and the key of the object. A
+	// caller that wants to know which event made a handler act sets it
+	// while it delivers (see internal/world's RefreshAs).
+	Tell func(what, key string)
 
 	// listed is the revision of the list the store was filled from: an
 	// event at or below it is in the store already.
@@ -140,13 +149,18 @@ func (in *Informer) Deliver(ev watch.Event, rv Revision) error {
 }
 
 // Relist replaces the store with objs, the world's objects at revision rv,
-// as a reflector's relist does: objects it holds are added or updated,
-// and those it no longer holds are deleted, their handlers told through a
-// tombstone (cache.DeletedFinalStateUnknown), in key order.
+// as a reflector's relist does with client-go's default FIFO (the atomic
+// RealFIFO of v1.36 on): the store is replaced first, then the handlers
+// are told of every object it no longer holds through a tombstone
+// (cache.DeletedFinalStateUnknown, holding the object as the store had
+// it), in key order, then of every object that is new (an add) or has
+// another resourceVersion (an update from the store's copy), in key order,
+// as the API server lists them.
 func (in *Informer) Relist(objs []runtime.Object, rv Revision) error {
 	indexer := in.Informer.GetIndexer()
 	now := map[string]runtime.Object{}
-	var keys []string
+	keys := make([]string, 0, len(objs))
+	items := make([]any, 0, len(objs))
 	for _, o := range objs {
 		o, keep, err := in.form(o)
 		if err != nil {
@@ -161,55 +175,106 @@ func (in *Informer) Relist(objs []runtime.Object, rv Revision) error {
 		}
 		now[key] = o
 		keys = append(keys, key)
+		items = append(items, o)
 	}
 	sort.Strings(keys)
-	gone := indexer.ListKeys()
-	sort.Strings(gone)
-	for _, key := range gone {
-		if _, ok := now[key]; ok {
-			continue
-		}
+	held := indexer.ListKeys()
+	sort.Strings(held)
+	before := make(map[string]any, len(held))
+	var tombs []cache.DeletedFinalStateUnknown
+	for _, key := range held {
 		old, ok, _ := indexer.GetByKey(key)
 		if !ok {
 			continue
 		}
-		if err := indexer.Delete(old); err != nil {
-			return fmt.Errorf("%s: %v", in.Name, err)
+		before[key] = old
+		if _, ok := now[key]; !ok {
+			tombs = append(tombs, cache.DeletedFinalStateUnknown{Key: key, Obj: old})
 		}
-		tomb := cache.DeletedFinalStateUnknown{Key: key, Obj: old}
-		if err := in.each("a delete (relist)", old, func(h cache.ResourceEventHandler) { h.OnDelete(tomb) }); err != nil {
+	}
+	synced := revisionText(rv)
+	if synced == "" {
+		synced = in.lastSynced()
+	}
+	if err := indexer.Replace(items, synced); err != nil {
+		return fmt.Errorf("%s: %v", in.Name, err)
+	}
+	in.listed = max(in.listed, rv)
+	for _, tomb := range tombs {
+		if err := in.each("a tombstone (relist)", tomb, func(h cache.ResourceEventHandler) { h.OnDelete(tomb) }); err != nil {
 			return err
 		}
 	}
 	for _, key := range keys {
 		obj := now[key]
-		old, exists, _ := indexer.GetByKey(key)
-		if exists {
-			if sameRevision(old, obj) {
-				// A relist's unchanged object is a resync: client-go
-				// tells only handlers that asked for resyncs.
-				continue
+		old, exists := before[key]
+		switch {
+		case !exists:
+			if err := in.each("an add (relist)", obj, func(h cache.ResourceEventHandler) { h.OnAdd(obj, false) }); err != nil {
+				return err
 			}
-			if err := indexer.Update(obj); err != nil {
-				return fmt.Errorf("%s: %v", in.Name, err)
-			}
+		case sameRevision(old, obj):
+			// An unchanged object is a resync: client-go tells only
+			// handlers that asked for resyncs (see Resync).
+		default:
 			if err := in.each("an update (relist)", obj, func(h cache.ResourceEventHandler) { h.OnUpdate(old, obj) }); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// lastSynced is the store's last-synced resourceVersion, "" when it
+// keeps none.
+func (in *Informer) lastSynced() string {
+	if s, ok := in.Informer.GetIndexer().(interface{ LastStoreSyncResourceVersion() string }); ok {
+		return s.LastStoreSyncResourceVersion()
+	}
+	return ""
+}
+
+// Resync gives every object of the store, in key order, to every handler
+// as an update whose old and new object are the same (the store's), as a
+// shared informer's periodic resync does, telling the handlers the last
+// CatchUp found. client-go sends it only to handlers registered with a
+// resync period, when it is due; Resync sends it to every handler.
+func (in *Informer) Resync() error {
+	store := in.Informer.GetStore()
+	keys := store.ListKeys()
+	sort.Strings(keys)
+	for _, key := range keys {
+		obj, ok, _ := store.GetByKey(key)
+		if !ok {
 			continue
 		}
-		if err := indexer.Add(obj); err != nil {
-			return fmt.Errorf("%s: %v", in.Name, err)
-		}
-		if err := in.each("an add (relist)", obj, func(h cache.ResourceEventHandler) { h.OnAdd(obj, false) }); err != nil {
+		if err := in.each("a resync", obj, func(h cache.ResourceEventHandler) { h.OnUpdate(obj, obj) }); err != nil {
 			return err
 		}
 	}
-	if b, ok := indexer.(interface{ Bookmark(string) }); ok && rv != 0 {
-		b.Bookmark(revisionText(rv))
-	}
-	in.listed = max(in.listed, rv)
 	return nil
+}
+
+// Coalesce keeps, of each object's events, the last one, where it stands:
+// what a handler gets when several changes of one object reach it as one
+// event (the watch fell behind, and a relist shows only the latest state).
+// id names the object of an event. Delivered to an informer (Deliver),
+// the last event of an object the store holds is an update from the
+// store's copy (the first change's old object) to the last state; of one
+// it does not hold, an add of the last state; a delete of an object the
+// store never held (made and deleted meanwhile) tells nothing.
+func Coalesce[E any](events []E, id func(E) string) []E {
+	last := make(map[string]int, len(events))
+	for i, e := range events {
+		last[id(e)] = i
+	}
+	out := make([]E, 0, len(last))
+	for i, e := range events {
+		if last[id(e)] == i {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // DeleteKey removes the object the store holds under key, if any, and
@@ -244,8 +309,16 @@ func (in *Informer) form(obj runtime.Object) (runtime.Object, bool, error) {
 	return obj, in.Keep == nil || in.Keep(obj), nil
 }
 
-// each calls fn with every handler the last CatchUp found, in order.
+// each calls fn with every handler the last CatchUp found, in order,
+// after telling Tell.
 func (in *Informer) each(what string, obj any, fn func(cache.ResourceEventHandler)) error {
+	if in.Tell != nil {
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err != nil {
+			key = describe(obj)
+		}
+		in.Tell(what, key)
+	}
 	for _, l := range in.ls {
 		if err := in.call(l, what, obj, func() { fn(l.Handler) }); err != nil {
 			return err

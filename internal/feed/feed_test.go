@@ -137,3 +137,74 @@ func TestBlindInformerFeedsItsStoreOnly(t *testing.T) {
 		t.Error("the store was not filled")
 	}
 }
+
+func TestRelistReplacesTheStoreFirst(t *testing.T) {
+	in, log := fed(t)
+	if err := in.List([]runtime.Object{pod("a", "1"), pod("b", "2"), pod("c", "3")}, 3); err != nil {
+		t.Fatal(err)
+	}
+	*log = nil
+	var seen []string // what the store held when a handler ran
+	if _, err := in.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		DeleteFunc: func(any) { seen = append(seen, strings.Join(in.Informer.GetStore().ListKeys(), ",")) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	var told []string
+	in.Tell = func(what, key string) { told = append(told, what+" "+key) }
+	if err := in.Relist([]runtime.Object{pod("a", "1"), pod("c", "7"), pod("d", "8")}, 9); err != nil {
+		t.Fatal(err)
+	}
+	check(t, log, "delete tombstone ns/b", "update c@3 -> c@7", "add d@8 list=false")
+	if d := strings.Join(told, "; "); d != "a tombstone (relist) ns/b; an update (relist) ns/c; an add (relist) ns/d" {
+		t.Errorf("told %q", d)
+	}
+	if len(seen) != 1 || strings.Contains(seen[0], "ns/b") || !strings.Contains(seen[0], "ns/d") {
+		t.Errorf("at the tombstone the store held %q; want the relisted objects (client-go replaces the store first)", seen)
+	}
+}
+
+func TestResyncGivesEveryObjectAsItsOwnUpdate(t *testing.T) {
+	in, log := fed(t)
+	if err := in.List([]runtime.Object{pod("b", "2"), pod("a", "1")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	*log = nil
+	if err := in.Resync(); err != nil {
+		t.Fatal(err)
+	}
+	check(t, log, "update a@1 -> a@1", "update b@2 -> b@2")
+}
+
+func TestCoalesceKeepsEachLastWhereItStands(t *testing.T) {
+	type ev struct{ id, what string }
+	got := Coalesce([]ev{{"a", "add"}, {"b", "update"}, {"a", "update"}, {"c", "delete"}, {"b", "delete"}}, func(e ev) string { return e.id })
+	want := []ev{{"a", "update"}, {"c", "delete"}, {"b", "delete"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Coalesce = %v, want %v", got, want)
+	}
+}
+
+func TestCoalescedDeliveries(t *testing.T) {
+	// What Deliver makes of each object's last event, as RefreshAs gives
+	// it: a recreated object is an update from the cached copy; an object
+	// made and deleted meanwhile tells nothing.
+	in, log := fed(t)
+	if err := in.List([]runtime.Object{pod("a", "1")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	*log = nil
+	for _, e := range []watch.Event{
+		{Type: watch.Added, Object: pod("a", "5")}, // a deleted, then made again
+		{Type: watch.Deleted, Object: pod("n", "7")},
+		{Type: watch.Modified, Object: pod("m", "8")}, // m made, then changed
+	} {
+		if err := in.Deliver(e, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(t, log, "update a@1 -> a@5", "add m@8 list=false")
+}

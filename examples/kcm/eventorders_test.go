@@ -1,0 +1,69 @@
+package kcm
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/tbtest"
+)
+
+// kcmTables are the tables of kube-controller-manager's controllers.
+func kcmTables() []struct {
+	name string
+	tb   fixture.Table[string]
+} {
+	return []struct {
+		name string
+		tb   fixture.Table[string]
+	}{
+		{"Deployment", deploymentTable()},
+		{"StatefulSet", statefulSetTable()},
+		{"DaemonSet", daemonSetTable()},
+		{"Job", jobTable()},
+		{"CronJob", cronJobTable()},
+	}
+}
+
+// TestEventOrders runs the event-order sweep (fixture.Table.EventSweep)
+// on every row of kube-controller-manager's controllers: their event
+// handlers were written for every way client-go delivers events (they
+// unwrap tombstones, compare resourceVersions to skip resyncs, enqueue
+// the old and the new owner on an update), and must pass.
+func TestEventOrders(t *testing.T) {
+	for _, c := range kcmTables() {
+		for _, row := range c.tb.Rows {
+			t.Run(c.name+"/"+row.Name, func(t *testing.T) {
+				report := c.tb.EventSweep(t, row)
+				if len(report.Failed()) > 0 {
+					t.Errorf("%s", report)
+					return
+				}
+				t.Logf("%s", report)
+			})
+		}
+	}
+}
+
+// BenchmarkEventOrders is the cost of the event-order sweep on each
+// table: every row through Table.RunRow, with and without Checks.EventSweep.
+func BenchmarkEventOrders(b *testing.B) {
+	for _, c := range kcmTables() {
+		for _, sweep := range []bool{false, true} {
+			b.Run(fmt.Sprintf("controller=%s/sweep=%v", c.name, sweep), func(b *testing.B) {
+				c.tb.Checks.EventSweep = fixture.Off
+				if sweep {
+					c.tb.Checks.EventSweep = fixture.On
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, row := range c.tb.Rows {
+						op := tbtest.PerOp(b)
+						c.tb.RunRow(op, row)
+						op.Done()
+					}
+				}
+			})
+		}
+	}
+}

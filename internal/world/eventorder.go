@@ -1,0 +1,157 @@
+package world
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/ctrltest/ctrltest/internal/feed"
+)
+
+// fixture's event-order check delivers the changes a sync made in each
+// way client-go can deliver them, on fresh worlds, and compares the keys
+// the controller's event handlers enqueue. RefreshAs is Refresh with the
+// way chosen and every event told; Resync is an informer's periodic
+// resync.
+
+// An Order is a way client-go delivers a window of changes to an
+// informer's event handlers.
+type Order int
+
+const (
+	// InOrder: every change as a watch event, in resourceVersion order
+	// (what Refresh does).
+	InOrder Order = iota
+	// Coalesced: of each object's changes, only the last, where it
+	// stands: an update from the cached copy to the last state, an add of
+	// an object the cache did not hold, a delete with the last state (see
+	// feed.Coalesce).
+	Coalesced
+	// Relisted: the informers of each changed resource relist, in the
+	// order of the resources' first change (see feed.Informer.Relist):
+	// tombstones for the objects gone, adds and updates for the others.
+	Relisted
+)
+
+// Told is one event a delivery gave the event handlers of one informer.
+type Told struct {
+	// Informer names the informer; Resource is the resource it lists.
+	Informer string
+	Resource string
+	// Key is the object's cache key; What says what the handlers got ("an
+	// update", "a tombstone (relist)", "a resync").
+	Key, What string
+}
+
+// RefreshAs is Refresh in the default mode with the changes recorded
+// since the last Refresh delivered as order says, telling tell before each
+// event's handlers run. Objects written that no recorded change covers (a
+// reactor's) are delivered afterwards as Refresh delivers them, after a
+// tell of a zero Told. A handler's panic is returned (a *feed.PanicError),
+// not reported.
+func (w *World) RefreshAs(order Order, tell func(Told)) error {
+	w.t.Helper()
+	w.mu.Lock()
+	dirty := w.dirty
+	w.dirty = nil
+	w.mu.Unlock()
+	w.IndexAll()
+	w.catchUpHandlers()
+	changes := w.takeChanges()
+	defer w.untell()
+	switch order {
+	case Relisted:
+		var gvrs []change // the first change of each resource, in order
+		seen := map[string]bool{}
+		for _, c := range changes {
+			if id := c.gvr.String(); !seen[id] {
+				seen[id] = true
+				gvrs = append(gvrs, c)
+			}
+		}
+		for _, c := range gvrs {
+			fs := w.telling(w.feedsOf(c.gvr), tell)
+			if len(fs) == 0 {
+				continue
+			}
+			_, cs := w.lookupGVR(c.gvr)
+			objs, err := w.trackerObjects(c.gvr, cs)
+			if err != nil {
+				return err
+			}
+			rv := w.backend.revision()
+			for _, fi := range fs {
+				if err := w.delivering(func() error { return fi.Relist(objs, rv) }); err != nil {
+					return err
+				}
+			}
+		}
+	default:
+		if order == Coalesced {
+			changes = feed.Coalesce(changes, changeID)
+		}
+		for _, c := range changes {
+			for _, fi := range w.telling(w.feedsOf(c.gvr), tell) {
+				if err := w.delivering(func() error { return fi.Deliver(c.ev, c.rv) }); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	tell(Told{})
+	w.untell()
+	for _, gvr := range sortedResources(dirty) {
+		if fs := w.feedsOf(gvr); len(fs) > 0 {
+			w.deliverWritten(gvr, dirty[gvr], fs)
+		}
+	}
+	return nil
+}
+
+// Resync gives every object of every fed informer's store to its event
+// handlers as an update with old == new (see feed.Informer.Resync),
+// informer by informer in the order the controller asked for them,
+// telling tell before each. A handler's panic is returned.
+func (w *World) Resync(tell func(Told)) error {
+	w.t.Helper()
+	w.catchUpHandlers()
+	w.feedMu.Lock()
+	fs := append([]*feed.Informer(nil), w.fedOrder...)
+	w.feedMu.Unlock()
+	defer w.untell()
+	for _, fi := range w.telling(fs, tell) {
+		if err := w.delivering(fi.Resync); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// telling sets the Tell of each of fs to tell, naming the informer, and
+// returns fs.
+func (w *World) telling(fs []*feed.Informer, tell func(Told)) []*feed.Informer {
+	for _, fi := range fs {
+		name, resource := fi.Name, fi.Resource.Resource
+		fi.Tell = func(what, key string) { tell(Told{Informer: name, Resource: resource, Key: key, What: what}) }
+	}
+	return fs
+}
+
+// untell clears the Tell of every fed informer.
+func (w *World) untell() {
+	w.feedMu.Lock()
+	defer w.feedMu.Unlock()
+	for _, fi := range w.fedOrder {
+		fi.Tell = nil
+	}
+}
+
+// changeID names the object a change is of.
+func changeID(c change) string {
+	key := ""
+	if m, err := meta.Accessor(c.ev.Object); err == nil {
+		key = ObjectKey(m.GetNamespace(), m.GetName())
+	}
+	return c.gvr.String() + " " + key
+}
+
+// PanicError is an event handler's panic (see feed.PanicError).
+type PanicError = feed.PanicError
