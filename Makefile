@@ -111,9 +111,11 @@ bench:
 binary-size:
 	hack/binary-size.sh
 
-## parity: run the example tables, the semantics suite (parity/semantics)
-## and the ctrlruntime examples' reconciler tables (ctrlruntime/examples/parity)
-## on the fixture's world and on a real API server, and print the reports.
+## parity: run the example tables, the semantics suite (parity/semantics),
+## the ctrlruntime examples' reconciler tables (ctrlruntime/examples/parity)
+## and kube-controller-manager's controllers' tables (examples/kcm's Parity
+## tests) on the fixture's world and on a real API server, and print the
+## reports.
 ## Builds kube-apiserver and etcd from the Go module proxy on first use
 ## (hack/parity-binaries.sh; minutes, then cached in .cache/parity; nothing
 ## is installed). With CTRLTEST_PARITY_KUBECONFIG set, runs against that
@@ -124,7 +126,8 @@ parity:
 	@mkdir -p $(dir $(PARITY_REPORT)) && rm -f $(PARITY_REPORT)
 	@cd parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
 		$(GO) test -race -count=1 ./... && cd ../ctrlruntime/examples/parity && CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
-		$(GO) test -race -count=1 ./...; rc=$$?; \
+		$(GO) test -race -count=1 ./... && cd ../../../examples/kcm && CTRLTEST_KCM_PARITY=1 CTRLTEST_PARITY_REQUIRED=1 CTRLTEST_PARITY_BIN=$(CURDIR)/.cache/parity/bin CTRLTEST_PARITY_REPORT=$(PARITY_REPORT) \
+		$(GO) test -race -count=1 -run Parity .; rc=$$?; \
 		echo; echo "Parity reports ($(PARITY_REPORT)):"; cat $(PARITY_REPORT) 2>/dev/null; exit $$rc
 
 ## fuzz: the differential fuzzer (parity/fuzz): random request sequences on

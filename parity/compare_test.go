@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
@@ -38,6 +39,16 @@ func side(writes []actions.Action, err error, objs ...k8sruntime.Object) Side {
 		}
 	}
 	return s
+}
+
+// labelledUID gives a Deployment the uid, and copies it into a label
+// and a selector, as a Job's strategy does.
+func labelledUID(uid string) func(*appsv1.Deployment) {
+	return func(d *appsv1.Deployment) {
+		d.UID = types.UID(uid)
+		d.Labels = map[string]string{"controller-uid": uid}
+		d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"controller-uid": uid}}
+	}
 }
 
 func kindsOf(ds []Divergence) []Kind {
@@ -150,6 +161,18 @@ func TestDiverge(t *testing.T) {
 		fakes:  side(nil, nil, dep()),
 		server: side(nil, nil),
 		want:   []Kind{Objects},
+	}, {
+		// A server copies a uid into other fields (a Job's selector and
+		// labels): a created object's uid does not count there either.
+		name:   "a created object's uid, copied into its labels and into a write",
+		fakes:  side([]actions.Action{updateWith(dep(labelledUID("fakes-uid")))}, nil, dep(labelledUID("fakes-uid"))),
+		server: side([]actions.Action{updateWith(dep(labelledUID("server-uid")))}, nil, dep(labelledUID("server-uid"))),
+	}, {
+		name:           "a uid in a label that is no object's on both sides",
+		fakes:          side(nil, nil, dep(labelledUID("fakes-uid"))),
+		server:         side(nil, nil, dep(labelledUID("server-uid"), func(d *appsv1.Deployment) { d.Name = "other" })),
+		want:           []Kind{Objects, Objects},
+		detailContains: "exists on the server only",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

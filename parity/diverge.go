@@ -21,6 +21,7 @@ import (
 
 // diverge names every difference between the two sides.
 func diverge(fakes, server Side) []Divergence {
+	server = withFakesUIDs(fakes, server)
 	var out []Divergence
 	refused := false
 	for i, ans := range server.Answers {
@@ -48,6 +49,96 @@ func diverge(fakes, server Side) []Divergence {
 		out = append(out, Divergence{Kind: Events, What: "the recorded events", Detail: "(-fakes +server):\n" + d})
 	}
 	return append(out, divergeObjects(fakes, server)...)
+}
+
+// withFakesUIDs returns the server side with the uid of each object both
+// sides hold replaced, wherever it appears, by the fakes' uid of that
+// object: a uid does not count, and a server copies it into other fields
+// too (a Job's selector and its template's controller-uid labels). The
+// seed objects' uids are the seeds' already (the fixture maps them back);
+// this maps the uids of objects the sync created.
+func withFakesUIDs(fakes, server Side) Side {
+	fo := index(fakes.Objects)
+	uids := map[string]string{}
+	for _, s := range server.Objects {
+		f, ok := fo[objectName(s)]
+		if !ok {
+			continue
+		}
+		fm, err1 := meta.Accessor(f)
+		sm, err2 := meta.Accessor(s)
+		if err1 == nil && err2 == nil && fm.GetUID() != "" && sm.GetUID() != "" && fm.GetUID() != sm.GetUID() {
+			uids[string(sm.GetUID())] = string(fm.GetUID())
+		}
+	}
+	if len(uids) == 0 {
+		return server
+	}
+	out := server
+	out.Objects = make([]k8sruntime.Object, len(server.Objects))
+	for i, o := range server.Objects {
+		out.Objects[i] = replaceUIDs(o, uids)
+	}
+	out.Writes = make([]actions.Action, len(server.Writes))
+	for i, w := range server.Writes {
+		if w.Object != nil {
+			w.Object = replaceUIDs(w.Object, uids)
+		}
+		out.Writes[i] = w
+	}
+	return out
+}
+
+// replaceUIDs returns a copy of o with every string that is a key of uids
+// replaced by its value; o itself when it does not convert.
+func replaceUIDs(o k8sruntime.Object, uids map[string]string) k8sruntime.Object {
+	u, err := k8sruntime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return o
+	}
+	if _, ok := o.(k8sruntime.Unstructured); ok {
+		u = k8sruntime.DeepCopyJSON(u)
+	}
+	replaceStrings(u, uids)
+	if uo, ok := o.(k8sruntime.Unstructured); ok {
+		out := uo.NewEmptyInstance()
+		out.SetUnstructuredContent(u)
+		return out
+	}
+	typ := reflect.TypeOf(o)
+	if typ.Kind() != reflect.Pointer {
+		return o
+	}
+	out := reflect.New(typ.Elem()).Interface().(k8sruntime.Object)
+	if err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(u, out); err != nil {
+		return o
+	}
+	return out
+}
+
+func replaceStrings(v any, to map[string]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok {
+				if r, ok := to[s]; ok {
+					v[k] = r
+				}
+				continue
+			}
+			replaceStrings(x, to)
+		}
+	case []any:
+		for i, x := range v {
+			if s, ok := x.(string); ok {
+				if r, ok := to[s]; ok {
+					v[i] = r
+				}
+				continue
+			}
+			replaceStrings(x, to)
+		}
+	}
 }
 
 func divergeWrites(fakes, server []actions.Action) []Divergence {

@@ -10,7 +10,8 @@
 // values (parsed by the API server's own request-info parser), and the
 // resulting objects are read back. Both sides are then compared after
 // normalization (resourceVersion, uid, timestamps and managed fields do
-// not count; names made from generateName compare by their generateName),
+// not count, nor an object's uid where the server copies it; names made
+// from generateName compare by their generateName),
 // and each divergence is named: Defaulting, Validation, GenerateName,
 // ResourceVersion, StatusSplit, DeleteCollection, Finalizers, or Writes,
 // Error, Events and Objects for other differences. A row fails on a

@@ -105,13 +105,29 @@ func cronJobTable() fixture.Table[string] {
 
 // ranJob is the Job cj made for the run scheduled at the prior hour,
 // created just after it, and the object reference cj's status keeps to it.
+//
+// Its selector and its template's labels are those the Job strategy
+// generates from the Job's uid when it is created. A server would refuse
+// them in a create (they name a uid the server has not given), so the seed
+// says manualSelector, which keeps them as written: the server then holds
+// the Job as the fakes do (the CronJob controller does not read
+// manualSelector).
 func ranJob(cj *batchv1.CronJob) (*batchv1.Job, corev1.ObjectReference) {
 	scheduled := justAfterThePriorHour.Truncate(time.Hour)
 	job := scheduledJob(cj, scheduled)
 	job.Annotations[batchv1.CronJobScheduledTimestampAnnotation] = scheduled.Format(time.RFC3339)
 	job.CreationTimestamp = metav1.NewTime(justAfterThePriorHour)
 	job.UID = "prior-job-uid"
-	job.Spec = cj.Spec.JobTemplate.Spec // the server generates its selector
+	job.Spec = *cj.Spec.JobTemplate.Spec.DeepCopy()
+	job.Spec.ManualSelector = ptr.To(true)
+	job.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{batchv1.ControllerUidLabel: string(job.UID)}}
+	job.Spec.Template.Labels = map[string]string{
+		batchv1.ControllerUidLabel: string(job.UID), "controller-uid": string(job.UID),
+		batchv1.JobNameLabel: job.Name, "job-name": job.Name,
+	}
+	for k, v := range cj.Spec.JobTemplate.Spec.Template.Labels {
+		job.Spec.Template.Labels[k] = v
+	}
 	return job, corev1.ObjectReference{Kind: "Job", APIVersion: "batch/v1", Namespace: job.Namespace, Name: job.Name, UID: job.UID}
 }
 

@@ -24,10 +24,15 @@ var (
 )
 
 // newDaemonSet is upstream's newDaemonSet (daemon_controller_test.go),
-// with a fixed uid and a toleration (see below).
+// with a fixed uid and a toleration (see below), as kube-apiserver holds
+// it: the DaemonSet strategy gives a created DaemonSet template
+// generation 1, which apps/v1 keeps in the
+// deprecated.daemonset.template.generation annotation (the controller
+// copies it into its pods' pod-template-generation label and its
+// ControllerRevisions).
 func newDaemonSet(name string) *appsv1.DaemonSet {
 	return &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, UID: "ds-uid"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, UID: "ds-uid", Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "1"}},
 		Spec: appsv1.DaemonSetSpec{
 			RevisionHistoryLimit: ptr.To[int32](2),
 			UpdateStrategy:       appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
@@ -49,10 +54,14 @@ func newDaemonSet(name string) *appsv1.DaemonSet {
 	}
 }
 
-// newNode is upstream's newNode: ready, room for 100 pods.
+// newNode is upstream's newNode: ready, room for 100 pods; as
+// kube-apiserver holds a created node, tainted not-ready by its
+// TaintNodesByCondition admission (a cluster's node lifecycle controller,
+// which no row runs, would remove the taint).
 func newNode(name string, labels map[string]string) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{
 			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
 			Allocatable: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("100")},
@@ -70,7 +79,10 @@ func nodes(start, n int, labels map[string]string) []runtime.Object {
 }
 
 // daemonPods are upstream's addPods: n pods of ds on node, with labels,
-// named <node>-<label type>-<i>.
+// named <node>-<label type>-<i>; as kube-apiserver holds a created pod:
+// with the tolerations of its DefaultTolerationSeconds admission, the
+// preemption policy of its Priority admission, and the QoS class of the
+// pod strategy.
 func daemonPods(node string, labels map[string]string, ds *appsv1.DaemonSet, n int) []runtime.Object {
 	var out []runtime.Object
 	for i := range n {
@@ -82,6 +94,11 @@ func daemonPods(node string, labels map[string]string, ds *appsv1.DaemonSet, n i
 			Spec: *ds.Spec.Template.Spec.DeepCopy(),
 		}
 		pod.Spec.NodeName = node
+		pod.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
+		for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)})
+		}
+		pod.Status.QOSClass = corev1.PodQOSBestEffort
 		out = append(out, pod)
 	}
 	return out
