@@ -2,6 +2,9 @@
 package boundaries
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -144,5 +147,60 @@ func TestUserModulesDoNotCarryParity(t *testing.T) {
 				t.Errorf("the module graph of %s holds %q; move the tests that need parity into a module of their own (as ctrlruntime/examples/parity)", dir, line)
 			}
 		}
+	}
+}
+
+// TestNoRealKubernetesClientset: the core module's code never builds
+// client-go's real kubernetes clientset (kubernetes.NewForConfig and its
+// kin). Linking it added 9 MB to every user's test binary (issue 23 item
+// 13): a server builds it (fixture.ClientsetServer; the parity module's
+// servers do).
+func TestNoRealKubernetesClientset(t *testing.T) {
+	// Commands (the reference controller's main) build what they run with.
+	out, err := exec.Command("go", "list", "-f", `{{if ne .Name "main"}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	builders := map[string]bool{"NewForConfig": true, "NewForConfigOrDie": true, "NewForConfigAndClient": true, "New": true}
+	files := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		for _, name := range fields[1:] {
+			path := filepath.Join(fields[0], name)
+			files++
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			local := ""
+			for _, imp := range f.Imports {
+				if strings.Trim(imp.Path.Value, `"`) != "k8s.io/client-go/kubernetes" {
+					continue
+				}
+				local = "kubernetes"
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+			}
+			if local == "" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && builders[sel.Sel.Name] {
+						t.Errorf("%s: %s.%s builds the real kubernetes clientset into every user's test binary; let the server build it (fixture.ClientsetServer)",
+							fset.Position(sel.Pos()), local, sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if files < 50 {
+		t.Fatalf("read %d files of the module: go list found too few", files)
 	}
 }
