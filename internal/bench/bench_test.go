@@ -310,10 +310,10 @@ func handwrittenRow(t testing.TB, w *world, b backend, startInformers, broadcast
 var (
 	// foos: the simple object tracker.
 	foos = ctrltest.Register(fake.NewSimpleClientset, fake.AddToScheme, informers.NewSharedInformerFactory)
-	// foosFieldManaged: ctrltest's field-managed tracker (FieldManaged),
+	// foosFieldManaged: managed fields on every write (EveryWrite),
 	// as KubeFieldManaged is for the kubernetes clientset.
 	foosFieldManaged = ctrltest.Register(fake.NewSimpleClientset, fake.AddToScheme, informers.NewSharedInformerFactory,
-		ctrltest.FieldManaged(applyconfiguration.NewTypeConverter))
+		ctrltest.ManagedFields(applyconfiguration.NewTypeConverter, ctrltest.EveryWrite))
 	// kubeNewClientset and foosNewClientset register the fake packages'
 	// NewClientset (client-go's field-managed tracker), which Register also
 	// accepts; impl=ctrltest-newclientset measures them.
