@@ -786,7 +786,7 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 		return nil, false, apierrors.NewInternalError(err)
 	}
 	if fm == nil {
-		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ServerSideApply or fixture.FieldManaged (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
+		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("server-side apply of %s needs a field manager: register its clientset with fixture.ManagedFields (its applyconfiguration package's NewTypeConverter)", r.GVR.Resource))
 	}
 	config := &unstructured.Unstructured{Object: map[string]any{}}
 	if err := decodeApply(a.GetPatch(), &config.Object); err != nil {

@@ -25,7 +25,7 @@ func unmanaged(d divergence) bool { return !d.FieldManaged || d.Custom }
 // that matches a divergence accepts it. docs/parity.md lists them.
 var knownClasses = []knownClass{{
 	name: "managed fields of ordinary writes",
-	reason: "the model records managed fields for server-side applies only (fixture.ServerSideApply); " +
+	reason: "the model records managed fields for server-side applies only (fixture.AppliesOnly, the default); " +
 		"the server records every write's manager, the client's user agent when the request names none",
 	match: func(d divergence) bool {
 		return unmanaged(d) && (strings.HasSuffix(d.Field, ": managedFields") ||
@@ -35,7 +35,7 @@ var knownClasses = []knownClass{{
 	name: "managed fields of /scale writes",
 	reason: "the server's scale subresource records a write through a field manager of the Scale, whose fields it maps " +
 		"onto the parent's (managedFieldsHandler); the model records the parent's update in an entry for /scale, " +
-		"which differs (fixture.KubeFieldManaged only)",
+		"which differs (fixture.EveryWrite only)",
 	match: func(d divergence) bool {
 		return (d.Op.Verb == "updatescale" || d.Op.Verb == "patchscale") && strings.HasSuffix(d.Field, ": managedFields") ||
 			strings.Contains(d.Model, " Update /scale") || strings.Contains(d.Model, `with subresource "scale"`)

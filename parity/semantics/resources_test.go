@@ -28,12 +28,12 @@ import (
 
 // The custom resources' clientsets: Foo has a status subresource
 // (controller/artifacts/crd.yaml), Gateway has none (testdata/gateways.yaml).
-// Foo's applies use its OpenAPI schema (fixture.ServerSideApply), as the
+// Foo's applies use its OpenAPI schema (fixture.ManagedFields), as the
 // built-in kubernetes clientset's do; Gateway's, whose generated package
 // has no schema, a deduced one.
 var (
 	foos = fixture.Register(foofake.NewSimpleClientset, foofake.AddToScheme, fooinformers.NewSharedInformerFactory,
-		fixture.ServerSideApply(fooapply.NewTypeConverter), fixture.ForConfig(fooversioned.NewForConfig))
+		fixture.ManagedFields(fooapply.NewTypeConverter, fixture.AppliesOnly), fixture.ForConfig(fooversioned.NewForConfig))
 	gateways = fixture.Register(gatewayfake.NewSimpleClientset, gatewayfake.AddToScheme, gatewayinformers.NewSharedInformerFactory,
 		fixture.ForConfig(gatewayversioned.NewForConfig))
 )
