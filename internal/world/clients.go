@@ -21,7 +21,7 @@ import (
 // Dynamic is fixture.Fixture.Dynamic.
 func (w *World) Dynamic() dynamic.Interface {
 	w.dynamicOnce.Do(func() {
-		if w.backend.fakeClients() {
+		if w.backend.traits().fakeClients {
 			w.dynamicClient = &worldDynamic{w: w}
 			return
 		}
@@ -54,7 +54,7 @@ func (w *World) MetadataInformers() metadatainformer.SharedInformerFactory {
 // Metadata is fixture.Fixture.Metadata.
 func (w *World) Metadata() metadata.Interface {
 	w.metadataOnce.Do(func() {
-		if w.backend.fakeClients() {
+		if w.backend.traits().fakeClients {
 			w.metadataClient = &worldMetadata{w: w}
 			return
 		}

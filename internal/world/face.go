@@ -80,7 +80,7 @@ func New(c Config) (*World, error) {
 	default:
 		w.backend = newModelBackend(w, len(c.Objects))
 	}
-	w.informers = w.informers || w.backend.informers()
+	w.informers = w.informers || w.backend.traits().informers
 	w.setAdmission(c.Admission)
 	for _, p := range c.Registrations {
 		if err := w.addClientset(p); err != nil {
@@ -274,7 +274,7 @@ func (w *World) RESTConfig() *rest.Config { return w.backend.restConfig() }
 
 // FakeClients reports whether the clients are client-go's fakes, which
 // reactors and Invoke act on.
-func (w *World) FakeClients() bool { return w.backend.fakeClients() }
+func (w *World) FakeClients() bool { return w.backend.traits().fakeClients }
 
 // Informer is fixture.Fixture.Informer.
 func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInformer, error) {
@@ -286,7 +286,7 @@ func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInfo
 		if err != nil {
 			return nil, fmt.Errorf("fixture.Informer(%v): %v", gvr, err)
 		}
-		if w.started.Load() && w.backend.fakeClients() {
+		if w.started.Load() && w.backend.traits().fakeClients {
 			if err := w.index(cs); err != nil {
 				return nil, err
 			}
@@ -383,7 +383,7 @@ func (w *World) Changes() (n int, counted bool) { return w.backend.changes() }
 
 // ComparesWorlds reports whether stored worlds may be compared to name a
 // cycle: where every write is a change, they never repeat.
-func (w *World) ComparesWorlds() bool { return w.backend.comparesWorlds() }
+func (w *World) ComparesWorlds() bool { return w.backend.traits().comparesWorlds }
 
 // Cleanup stops the informers and removes what the fixture left in the
 // world.
