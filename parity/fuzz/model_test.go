@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/crd"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/tbtest"
 )
 
 // TestSequencesOnTheModel runs the fixed seeds' sequences on the model
@@ -39,10 +40,13 @@ func TestSequencesOnTheModel(t *testing.T) {
 // requests, not in the reads that observe them): profile the model side
 // with -cpuprofile and pprof -focus=send.
 func BenchmarkModelRequests(b *testing.B) {
-	f := fixture.New(b, crd.Files(b, crdFiles...))
 	var elapsed time.Duration
 	requests := 0
 	for i := 0; b.Loop(); i++ {
+		// A fresh world each round, as the fuzzer's: in one that grows
+		// round after round, every list scans more.
+		op := tbtest.PerOp(b)
+		f := fixture.New(op, crd.Files(op, crdFiles...))
 		for _, seed := range fixedSeeds {
 			seq := generate(seed)
 			s := &side{name: "model", dyn: f.Dynamic(), kube: f.Kube(), ns: fmt.Sprintf("fz-bench-%d-%d", i, seed%1000),
@@ -53,6 +57,7 @@ func BenchmarkModelRequests(b *testing.B) {
 			elapsed += s.elapsed
 			requests += s.requests
 		}
+		op.Done()
 	}
 	b.ReportMetric(float64(requests)/elapsed.Seconds(), "requests/s")
 }
