@@ -1,6 +1,10 @@
 package kcm
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ctrltest/ctrltest/fixture"
+)
 
 // TestCacheSweep runs the stale-cache sweep (fixture.Table.CacheSweep) on
 // every row of kube-controller-manager's controllers: they were built for
@@ -9,16 +13,5 @@ import "testing"
 // come out of every lag without damage: no duplicate, lost update, lost
 // object or wrong status, and settled once the caches caught up.
 func TestCacheSweep(t *testing.T) {
-	for _, c := range kcmTables() {
-		for _, row := range c.tb.Rows {
-			t.Run(c.name+"/"+row.Name, func(t *testing.T) {
-				report := c.tb.CacheSweep(t, row)
-				if len(report.Damaged()) > 0 {
-					t.Errorf("%s", report)
-					return
-				}
-				t.Logf("%s", report)
-			})
-		}
-	}
+	runTablesWith(t, fixture.Checks{CacheSweep: fixture.On})
 }

@@ -84,14 +84,7 @@ func (in *Informer) CatchUp() error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	store := in.Informer.GetStore()
-	keys := store.ListKeys()
-	sort.Strings(keys)
-	for _, key := range keys {
-		obj, ok, _ := store.GetByKey(key)
-		if !ok {
-			continue
-		}
+	for _, obj := range in.sortedObjects() {
 		for _, l := range ls {
 			if !fresh[l.Registration] {
 				continue
@@ -240,19 +233,26 @@ func (in *Informer) lastSynced() string {
 // CatchUp found. client-go sends it only to handlers registered with a
 // resync period, when it is due; Resync sends it to every handler.
 func (in *Informer) Resync() error {
-	store := in.Informer.GetStore()
-	keys := store.ListKeys()
-	sort.Strings(keys)
-	for _, key := range keys {
-		obj, ok, _ := store.GetByKey(key)
-		if !ok {
-			continue
-		}
+	for _, obj := range in.sortedObjects() {
 		if err := in.each("a resync", obj, func(h cache.ResourceEventHandler) { h.OnUpdate(obj, obj) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sortedObjects returns the objects of the informer's store in key order.
+func (in *Informer) sortedObjects() []any {
+	store := in.Informer.GetStore()
+	keys := store.ListKeys()
+	sort.Strings(keys)
+	objs := make([]any, 0, len(keys))
+	for _, key := range keys {
+		if obj, ok, _ := store.GetByKey(key); ok {
+			objs = append(objs, obj)
+		}
+	}
+	return objs
 }
 
 // Coalesce keeps, of each object's events, the last one, where it stands:

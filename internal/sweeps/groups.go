@@ -22,6 +22,8 @@ type Group struct {
 	generateName string
 }
 
+// String says what the group's objects share: "pods in default are
+// controlled by Deployment web".
 func (g Group) String() string {
 	if g.owner != "" {
 		return fmt.Sprintf("%s in %s are controlled by %s", g.gvr.Resource, g.namespace, g.owner)
