@@ -57,12 +57,13 @@ func TestImportRules(t *testing.T) {
 // internal/feed: informers fed as a reflector would; internal/goroutines:
 // which goroutines are the test's, the event wait and the leak check;
 // internal/queues: the work-queue spies and their log; internal/sweeps:
-// the sweeps' judges that need no fixture; internal/clientgo:
+// the sweeps' judges that need no fixture; internal/casefile: the case
+// files' reader; internal/clientgo:
 // every read of client-go's private state; internal/resources: what a
 // clientset serves) never import anything above them.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
-		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps"},
+		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile"},
 		"golden":              {"actions"},
 		"actions":             {"internal/resources"},
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
@@ -73,6 +74,7 @@ func TestLayers(t *testing.T) {
 		"internal/clientgo":   {},
 		"internal/resources":  {},
 		"internal/sweeps":     {},
+		"internal/casefile":   {},
 	}
 	for pkg, ok := range allowed {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+"/"+pkg).Output()
