@@ -5,14 +5,90 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Status returns obj's status as unstructured, with what differs from
 // run to run masked (see MaskVolatile); nil when it has none.
 func Status(obj runtime.Object) any {
+	if u, ok := obj.(runtime.Unstructured); ok {
+		return MaskVolatile(runtime.DeepCopyJSONValue(u.UnstructuredContent()["status"]))
+	}
+	// A typed object's status field alone is converted, not the whole
+	// object: the sweep reads every object's status after every lagged
+	// run, and the spec and metadata are most of an object.
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return statusOfWhole(obj)
+	}
+	field, ok := statusFieldOf(v.Elem().Type())
+	switch {
+	case !ok:
+		return statusOfWhole(obj)
+	case field == nil: // the type has no status
+		return nil
+	}
+	status := v.Elem().FieldByIndex(field)
+	if status.Kind() == reflect.Struct {
+		status = status.Addr()
+	} else if status.IsNil() {
+		return nil
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(status.Interface())
+	if err != nil {
+		return nil
+	}
+	return MaskVolatile(u)
+}
+
+// statusFields caches statusFieldOf.
+var statusFields sync.Map // reflect.Type → statusField
+
+type statusField struct {
+	index []int
+	ok    bool
+}
+
+// statusFieldOf returns the index of the field of struct type t that is
+// its json "status", a struct or a pointer to one; nil when t has none.
+// ok is false when Status cannot tell without the conversion of the whole
+// object: a status of another kind, or an embedded struct other than
+// metav1's TypeMeta and ObjectMeta, which could hold it.
+func statusFieldOf(t reflect.Type) ([]int, bool) {
+	if f, ok := statusFields.Load(t); ok {
+		return f.(statusField).index, f.(statusField).ok
+	}
+	f := statusField{ok: true}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous && sf.Type != typeMeta && sf.Type != objectMeta {
+			f = statusField{}
+			break
+		}
+		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name != "status" {
+			continue
+		}
+		if k := sf.Type.Kind(); k == reflect.Struct || k == reflect.Pointer && sf.Type.Elem().Kind() == reflect.Struct {
+			f.index = sf.Index
+		} else {
+			f.ok = false
+		}
+	}
+	statusFields.Store(t, f)
+	return f.index, f.ok
+}
+
+var (
+	typeMeta   = reflect.TypeFor[metav1.TypeMeta]()
+	objectMeta = reflect.TypeFor[metav1.ObjectMeta]()
+)
+
+// statusOfWhole is Status by the conversion of the whole object.
+func statusOfWhole(obj runtime.Object) any {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil
