@@ -1,9 +1,11 @@
 package kcm
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/tbtest"
 )
 
 // TestCacheSweep runs the stale-cache sweep (fixture.Table.CacheSweep) on
@@ -14,4 +16,47 @@ import (
 // object or wrong status, and settled once the caches caught up.
 func TestCacheSweep(t *testing.T) {
 	runTablesWith(t, fixture.Checks{CacheSweep: fixture.On})
+}
+
+// BenchmarkCacheSweep is the cost of the stale-cache sweep on each table:
+// every row through Table.RunRow, with and without Checks.CacheSweep. The
+// sweep's bound is (1 + the lags run) × the row without it; lags/row
+// says how many of the three lags the table's rows run on average (a lag
+// that cannot apply to a row is skipped). Read cpu-ns/op: under a lag a
+// controller may sleep (the StatefulSet controller retries a conflicting
+// status update with retry.RetryOnConflict, 10ms apart, from a lister the
+// lag keeps stale), which costs wall time but no CPU.
+func BenchmarkCacheSweep(b *testing.B) {
+	for _, c := range kcmTables() {
+		lags := 0
+		for _, row := range c.tb.Rows {
+			for _, o := range c.tb.CacheSweep(b, row).Lags {
+				if o.Skipped == "" {
+					lags++
+				}
+			}
+		}
+		for _, sweep := range []bool{false, true} {
+			b.Run(fmt.Sprintf("controller=%s/sweep=%v", c.name, sweep), func(b *testing.B) {
+				c.tb.Checks.CacheSweep = fixture.Off
+				if sweep {
+					c.tb.Checks.CacheSweep = fixture.On
+				}
+				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
+				for b.Loop() {
+					for _, row := range c.tb.Rows {
+						op := tbtest.PerOp(b)
+						c.tb.RunRow(op, row)
+						op.Done()
+					}
+				}
+				b.StopTimer()
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+				}
+				b.ReportMetric(float64(lags)/float64(len(c.tb.Rows)), "lags/row")
+			})
+		}
+	}
 }

@@ -62,12 +62,17 @@ func BenchmarkEventOrders(b *testing.B) {
 					c.tb.Checks.EventSweep = fixture.On
 				}
 				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
 				for b.Loop() {
 					for _, row := range c.tb.Rows {
 						op := tbtest.PerOp(b)
 						c.tb.RunRow(op, row)
 						op.Done()
 					}
+				}
+				b.StopTimer()
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}
