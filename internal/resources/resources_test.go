@@ -53,6 +53,9 @@ func TestFromClientsetGenerated(t *testing.T) {
 	if in.GVR != want || !in.Namespaced || in.GVK.Kind != "Foo" {
 		t.Errorf("got %+v", in)
 	}
+	if want := []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}; !reflect.DeepEqual(in.Verbs, want) || !in.Status {
+		t.Errorf("Foo's verbs %v, status %v; want %v and a status", in.Verbs, in.Status, want)
+	}
 	if got := tab.GroupVersions(); !reflect.DeepEqual(got, []string{"samplecontroller.ctrltest.dev/v1alpha1"}) {
 		t.Errorf("GroupVersions() = %v", got)
 	}
