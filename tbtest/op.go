@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctrltest/ctrltest/internal/cleanups"
 )
 
 // Op is the testing.TB of one iteration of a benchmark: what a subtest is
@@ -27,11 +29,12 @@ type Op struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	cleanups []func()
-	log      []string
-	failed   bool
-	done     bool
+	cleanups cleanups.Stack
+
+	mu     sync.Mutex
+	log    []string
+	failed bool
+	done   bool
 }
 
 var _ testing.TB = (*Op)(nil)
@@ -55,18 +58,7 @@ func (o *Op) Done() {
 	o.done = true
 	o.mu.Unlock()
 	o.cancel()
-	for {
-		o.mu.Lock()
-		n := len(o.cleanups)
-		if n == 0 {
-			o.mu.Unlock()
-			break
-		}
-		fn := o.cleanups[n-1]
-		o.cleanups = o.cleanups[:n-1]
-		o.mu.Unlock()
-		fn()
-	}
+	o.cleanups.Run(nil)
 	o.mu.Lock()
 	log, failed := o.log, o.failed
 	o.log = nil
@@ -82,11 +74,7 @@ func (o *Op) Done() {
 func (o *Op) Context() context.Context { return o.ctx }
 
 // Cleanup registers fn to run when the iteration ends (Done).
-func (o *Op) Cleanup(fn func()) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.cleanups = append(o.cleanups, fn)
-}
+func (o *Op) Cleanup(fn func()) { o.cleanups.Push(fn) }
 
 // Helper does nothing.
 func (o *Op) Helper() {}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctrltest/ctrltest/internal/cleanups"
 )
 
 // Recorder is a testing.TB that records failures instead of reporting
@@ -18,12 +20,13 @@ type Recorder struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	cleanups cleanups.Stack
+
 	mu       sync.Mutex
 	failed   bool
 	stopped  bool
 	skipped  bool
 	messages []string
-	cleanups []func()
 }
 
 var _ testing.TB = (*Recorder)(nil)
@@ -69,20 +72,7 @@ func (r *Recorder) guard(fn func()) {
 
 // runCleanups runs the cleanups, last registered first, each guarded, so
 // that one that fails or stops does not keep the others from running.
-func (r *Recorder) runCleanups() {
-	for {
-		r.mu.Lock()
-		n := len(r.cleanups)
-		if n == 0 {
-			r.mu.Unlock()
-			return
-		}
-		fn := r.cleanups[n-1]
-		r.cleanups = r.cleanups[:n-1]
-		r.mu.Unlock()
-		r.guard(fn)
-	}
-}
+func (r *Recorder) runCleanups() { r.cleanups.Run(r.guard) }
 
 func (r *Recorder) record(fail bool, msg string) {
 	r.mu.Lock()
@@ -132,11 +122,7 @@ func (r *Recorder) String() string { return strings.Join(r.Messages(), "\n") }
 func (r *Recorder) Context() context.Context { return r.ctx }
 
 // Cleanup registers fn to run after the body, last registered first.
-func (r *Recorder) Cleanup(fn func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cleanups = append(r.cleanups, fn)
-}
+func (r *Recorder) Cleanup(fn func()) { r.cleanups.Push(fn) }
 
 // Helper does nothing: a recorder prints no file and line.
 func (r *Recorder) Helper() {}

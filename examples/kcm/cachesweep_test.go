@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ctrltest/ctrltest/fixture"
-	"github.com/ctrltest/ctrltest/tbtest"
 )
 
 // TestCacheSweep runs the stale-cache sweep (fixture.Table.CacheSweep) on
@@ -42,19 +41,7 @@ func BenchmarkCacheSweep(b *testing.B) {
 				if sweep {
 					c.tb.Checks.CacheSweep = fixture.On
 				}
-				b.ReportAllocs()
-				cpu0, cpuOK := processCPU()
-				for b.Loop() {
-					for _, row := range c.tb.Rows {
-						op := tbtest.PerOp(b)
-						c.tb.RunRow(op, row)
-						op.Done()
-					}
-				}
-				b.StopTimer()
-				if cpu1, ok := processCPU(); ok && cpuOK {
-					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-				}
+				benchRows(b, c.tb)
 				b.ReportMetric(float64(lags)/float64(len(c.tb.Rows)), "lags/row")
 			})
 		}

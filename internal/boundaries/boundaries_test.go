@@ -58,12 +58,12 @@ func TestImportRules(t *testing.T) {
 // which goroutines are the test's, the event wait and the leak check;
 // internal/queues: the work-queue spies and their log; internal/sweeps:
 // the sweeps' judges that need no fixture; internal/casefile: the case
-// files' reader; internal/clientgo:
+// files' reader; internal/cleanups: a stack of cleanups, as testing keeps; internal/clientgo:
 // every read of client-go's private state; internal/resources: what a
 // clientset serves) never import anything above them.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
-		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile"},
+		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile", "internal/cleanups"},
 		"golden":              {"actions"},
 		"actions":             {"internal/resources"},
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
@@ -75,6 +75,8 @@ func TestLayers(t *testing.T) {
 		"internal/resources":  {},
 		"internal/sweeps":     {},
 		"internal/casefile":   {},
+		"internal/cleanups":   {},
+		"tbtest":              {"internal/cleanups"},
 	}
 	for pkg, ok := range allowed {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+"/"+pkg).Output()
