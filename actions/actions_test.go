@@ -347,3 +347,20 @@ func TestReadConstructorsMatchRecorded(t *testing.T) {
 		t.Errorf("Get(nil): Diff = %q", Diff([]Action{a}, nil))
 	}
 }
+
+func TestIsUnordered(t *testing.T) {
+	for _, tt := range []struct {
+		opts []Option
+		want bool
+	}{
+		{nil, false},
+		{[]Option{Subset()}, false},
+		{[]Option{Subset(), Unordered()}, true},
+		{[]Option{Options{Subset(), Options{Unordered()}}}, true},
+		{[]Option{nil, Unordered()}, true},
+	} {
+		if got := IsUnordered(tt.opts...); got != tt.want {
+			t.Errorf("IsUnordered(%d options) = %v, want %v", len(tt.opts), got, tt.want)
+		}
+	}
+}

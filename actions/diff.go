@@ -61,6 +61,15 @@ type Resolver func(obj runtime.Object) (schema.GroupVersionResource, bool)
 // Unordered matches actions regardless of order.
 func Unordered() Option { return optionFunc(func(c *config) { c.unordered = true }) }
 
+// IsUnordered reports whether opts match actions regardless of order
+// (Unordered), for another comparison of the same actions to follow them
+// (the parity module's).
+func IsUnordered(opts ...Option) bool {
+	var c config
+	Options(opts).apply(&c)
+	return c.unordered
+}
+
 // Subset compares objects partially: only the fields set to a non-zero
 // value in the expected object count (a field subset); lists of equal length
 // are compared element by element. Objects are compared as unstructured

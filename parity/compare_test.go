@@ -177,7 +177,7 @@ func TestDiverge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.server.Answers = tt.answers
-			got := diverge(tt.fakes, tt.server)
+			got := diverge(tt.fakes, tt.server, false)
 			if !slices.Equal(kindsOf(got), tt.want) {
 				t.Errorf("divergences %v, want %v:\n%v", kindsOf(got), tt.want, got)
 			}
@@ -192,7 +192,7 @@ func TestDivergeEvents(t *testing.T) {
 	ev := func(reason string) []fixture.Event { return []fixture.Event{{Type: "Normal", Reason: reason}} }
 	fakes, server := side(nil, nil), side(nil, nil)
 	fakes.Events, server.Events = ev("Synced"), ev("Failed")
-	if got := kindsOf(diverge(fakes, server)); !slices.Equal(got, []Kind{Events}) {
+	if got := kindsOf(diverge(fakes, server, false)); !slices.Equal(got, []Kind{Events}) {
 		t.Errorf("divergences %v, want [events]", got)
 	}
 }
@@ -237,5 +237,39 @@ func TestReportString(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestDivergeUnordered: writes in another order diverge, unless the row
+// matches its actions regardless of order (actions.Unordered); then a
+// write's content still counts.
+func TestDivergeUnordered(t *testing.T) {
+	patch := func(name, body string) actions.Action {
+		return actions.Action{Verb: actions.VerbPatch, Resource: deploymentsGVR, Namespace: "default", Name: name, PatchType: "application/strategic-merge-patch+json", Patch: []byte(body)}
+	}
+	fakes := side([]actions.Action{patch("b", `{"x":1}`), patch("a", `{"x":1}`)}, nil)
+	server := side([]actions.Action{patch("a", `{"x":1}`), patch("b", `{"x":1}`)}, nil)
+	if got := kindsOf(diverge(fakes, server, false)); !slices.Equal(got, []Kind{Writes}) {
+		t.Errorf("in order: divergences %v, want [writes]", got)
+	}
+	if got := kindsOf(diverge(fakes, server, true)); len(got) != 0 {
+		t.Errorf("unordered: divergences %v, want none", got)
+	}
+	server.Writes[1].Patch = []byte(`{"x":2}`)
+	if got := kindsOf(diverge(fakes, server, true)); !slices.Equal(got, []Kind{Writes}) {
+		t.Errorf("unordered, b's patch differs: divergences %v, want [writes]", got)
+	}
+	if fakes.Writes[0].Name != "b" {
+		t.Error("diverge reordered the caller's writes")
+	}
+}
+
+// TestUnusedKnown: a declaration no row used is named, unless it occurs
+// only sometimes.
+func TestUnusedKnown(t *testing.T) {
+	known := []Known{{Row: "a", Kind: Writes}, {Row: "b", Kind: Events}, {Row: "c", Kind: Writes, Sometimes: true}}
+	got := unusedKnown(known, []bool{true, false, false})
+	if len(got) != 1 || !strings.Contains(got[0], `parity.Known{Row: "b", Kind: "events"} did not occur: remove it`) {
+		t.Errorf("unusedKnown = %q, want b's alone", got)
 	}
 }

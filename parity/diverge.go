@@ -20,7 +20,9 @@ import (
 )
 
 // diverge names every difference between the two sides.
-func diverge(fakes, server Side) []Divergence {
+// diverge lists how the sides differ; unordered compares their writes
+// regardless of order (the row's actions.Unordered).
+func diverge(fakes, server Side, unordered bool) []Divergence {
 	server = withFakesUIDs(fakes, server)
 	var out []Divergence
 	refused := false
@@ -40,6 +42,9 @@ func diverge(fakes, server Side) []Divergence {
 	}
 	if refused && errText(fakes.Err) == errText(server.Err) {
 		out, refused = nil, false // the fakes refused the same writes (the server model)
+	}
+	if unordered {
+		fakes.Writes, server.Writes = byIdentity(fakes.Writes), byIdentity(server.Writes)
 	}
 	out = append(out, divergeWrites(fakes.Writes, server.Writes)...)
 	if errText(fakes.Err) != errText(server.Err) && !refused {
@@ -139,6 +144,14 @@ func replaceStrings(v any, to map[string]string) {
 			replaceStrings(x, to)
 		}
 	}
+}
+
+// byIdentity returns a copy of ws sorted by what each write names (verb,
+// resource, subresource, namespace, name), stably.
+func byIdentity(ws []actions.Action) []actions.Action {
+	out := slices.Clone(ws)
+	slices.SortStableFunc(out, func(a, b actions.Action) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }
 
 func divergeWrites(fakes, server []actions.Action) []Divergence {

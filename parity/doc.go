@@ -16,7 +16,8 @@
 // ResourceVersion, StatusSplit, DeleteCollection, Finalizers, or Writes,
 // Error, Events and Objects for other differences. A row fails on a
 // divergence that is not declared Known, with its reason, and a Known
-// divergence that no row shows fails too (remove it).
+// divergence that no row shows fails too (remove it), unless it is known
+// to occur only Sometimes (an order that varies from run to run).
 //
 // The server is one started here from etcd and kube-apiserver binaries
 // (Start; hack/parity-binaries.sh builds them) or a cluster of the user's

@@ -1,9 +1,10 @@
 // Package kcm tests kube-controller-manager's own controllers with
-// ctrltest: the Deployment, StatefulSet, DaemonSet, Job and CronJob
-// controllers of k8s.io/kubernetes v1.37.1, each built by its real
+// ctrltest: the Deployment, StatefulSet, DaemonSet, ReplicaSet, Job and
+// CronJob controllers of k8s.io/kubernetes v1.37.1, each built by its real
 // constructor (NewDeploymentController, NewStatefulSetController,
-// NewDaemonSetsController, job.NewController, NewControllerV2: their own
-// broadcaster, expectations, burst limits and consistency store) on the
+// NewDaemonSetsController, NewReplicaSetController, job.NewController,
+// NewControllerV2: their own broadcaster, expectations, burst limits and
+// consistency store) on the
 // fixture's kube clientset and informer factory, with only the work queue
 // swapped for the fixture's spy (wire.go). Each controller has a table of
 // rows ported from upstream's own unit tests (each row's comment names
@@ -75,8 +76,10 @@
 //     claims and the being-deleted row.
 //   - DaemonSet: the same, and the status counts of pods the sync
 //     launched, a race with the informer on a cluster too.
-//   - Job: the same, and the order of the finalizer removals of a finished
-//     Job.
+//   - ReplicaSet: the same as StatefulSet's; its adoptions come in its
+//     lister's order, which the row and parity match unordered.
+//   - Job: the same, and the order in which a finished Job's status lists
+//     its pods.
 //   - CronJob: the rows with a prior Job (Forbid, a completed Job) and the
 //     rows that wait or are suspended are the server's in full; the row
 //     that schedules from the CronJob's creation time cannot be seeded (a
@@ -115,6 +118,17 @@
 // sync the keys they queue. TestDaemonSetBurst is the issue's false pass:
 // with a burst of 2 on 5 nodes, a default mode that called no handler
 // "settled after 3 syncs" with 2 pods; it now ends with 5, as a cluster.
+//
+// ReplicaSet (TestReplicaSet, TestReplicaSetBurstSettles, default mode).
+// The controller of issue 20's false pass: ControllerExpectations of the
+// pods it creates and deletes, lowered by its pod handlers, a burst limit
+// (burstReplicas, 2 in the rows), and a consistency store. With a burst of
+// 2, a scale-up to 5 creates 2 pods a sync and waits for the informer to
+// show them; TestReplicaSetBurstSettles follows it to 5 pods in the default
+// mode and with running informers. TestFaultSweep (every table, the fault
+// sweep on) shows it returns or retries each failed write but a
+// not-found, which it ignores on purpose (a pod it deletes or adopts that
+// is gone).
 //
 // Job (TestJob, default mode). Expectations of pod creates and deletes,
 // expectations of finalizer removals, and a consistency store: each

@@ -19,6 +19,7 @@ func kcmTables() []struct {
 	}{
 		{"Deployment", deploymentTable()},
 		{"StatefulSet", statefulSetTable()},
+		{"ReplicaSet", replicaSetTable()},
 		{"DaemonSet", daemonSetTable()},
 		{"Job", jobTable()},
 		{"CronJob", cronJobTable()},
@@ -45,6 +46,9 @@ func runTablesWith(t *testing.T, checks fixture.Checks) {
 			}
 			if checks.EventSweep != fixture.Inherit {
 				tb.Checks.EventSweep = checks.EventSweep
+			}
+			if checks.FaultSweep != fixture.Inherit {
+				tb.Checks.FaultSweep = checks.FaultSweep
 			}
 			tb.Run(t)
 		})

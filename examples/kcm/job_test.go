@@ -39,13 +39,15 @@ func newJob(parallelism, completions, backoffLimit int32) *batchv1.Job {
 
 // jobPods are upstream's newPodList: n pods of job in phase, with the
 // tracking finalizer, named pod-<phase>-<i> (lower case, as the server
-// requires); ready when ready is true.
+// requires), each with a uid (a finished Job's status lists its pods by
+// uid); ready when ready is true.
 func jobPods(n int, phase corev1.PodPhase, job *batchv1.Job, ready bool) []runtime.Object {
 	var out []runtime.Object
 	for i := range n {
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: fmt.Sprintf("pod-%s-%d", strings.ToLower(string(phase)), i), Namespace: job.Namespace, Labels: job.Spec.Selector.MatchLabels,
+				UID:             types.UID(fmt.Sprintf("pod-%s-%d-uid", strings.ToLower(string(phase)), i)),
 				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
 				Finalizers:      []string{batchv1.JobTrackingFinalizer},
 			},

@@ -12,6 +12,7 @@ import (
 	"k8s.io/kubernetes/pkg/controller/daemon"
 	"k8s.io/kubernetes/pkg/controller/deployment"
 	"k8s.io/kubernetes/pkg/controller/job"
+	"k8s.io/kubernetes/pkg/controller/replicaset"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 
 	"github.com/ctrltest/ctrltest/examples/kcm/internal/reach"
@@ -85,6 +86,22 @@ func newDaemonSetsController(f *fixture.Fixture) *daemon.DaemonSetsController {
 	swapQueue(f, reach.DaemonSetQueue.Of(t, dsc))
 	(*reach.DaemonSetNodeUpdateQueue.Of(t, dsc)).ShutDown()
 	return dsc
+}
+
+// ReplicaSet returns the wiring of the ReplicaSet controller as
+// kube-controller-manager builds it (NewReplicaSetController) with burst as
+// its burstReplicas (kube-controller-manager's is 500): after creating or
+// deleting that many pods a sync waits for the informer to show them
+// (its expectations) before the next batch. The wiring returns its sync
+// handler (rsc.syncHandler, that is rsc.syncReplicaSet).
+func ReplicaSet(burst int) func(f *fixture.Fixture) fixture.SyncFunc[string] {
+	return func(f *fixture.Fixture) fixture.SyncFunc[string] {
+		t, inf := f.T(), f.KubeInformers()
+		rsc := replicaset.NewReplicaSetController(f.Context(), inf.Apps().V1().ReplicaSets(), inf.Core().V1().Pods(), f.Kube(), burst)
+		startRecording(f, *reach.ReplicaSetBroadcaster.Of(t, rsc))
+		swapQueue(f, reach.ReplicaSetQueue.Of(t, rsc))
+		return *reach.ReplicaSetSync.Of(t, rsc)
+	}
 }
 
 // Job builds the Job controller as kube-controller-manager does (no

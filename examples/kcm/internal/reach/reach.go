@@ -16,6 +16,7 @@ import (
 	"k8s.io/kubernetes/pkg/controller/daemon"
 	"k8s.io/kubernetes/pkg/controller/deployment"
 	"k8s.io/kubernetes/pkg/controller/job"
+	"k8s.io/kubernetes/pkg/controller/replicaset"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 	"k8s.io/utils/clock"
 )
@@ -132,6 +133,10 @@ var (
 	JobPodControl          = Field[job.Controller, controller.PodControlInterface]{"podControl"}
 	JobUpdateStatusHandler = Field[job.Controller, func(context.Context, *batchv1.Job) (*batchv1.Job, error)]{"updateStatusHandler"}
 
+	ReplicaSetSync        = Field[replicaset.ReplicaSetController, SyncHandler]{"syncHandler"}
+	ReplicaSetQueue       = Field[replicaset.ReplicaSetController, Queue]{"queue"}
+	ReplicaSetBroadcaster = Field[replicaset.ReplicaSetController, record.EventBroadcaster]{"eventBroadcaster"}
+
 	CronJobQueue       = Field[cronjob.ControllerV2, Queue]{"queue"}
 	CronJobBroadcaster = Field[cronjob.ControllerV2, record.EventBroadcaster]{"broadcaster"}
 	CronJobNow         = Field[cronjob.ControllerV2, func() time.Time]{"now"}
@@ -149,5 +154,6 @@ var Fields = []Checker{
 	StatefulSetQueue, StatefulSetBroadcaster, StatefulSetClock,
 	DaemonSetSync, DaemonSetQueue, DaemonSetNodeUpdateQueue, DaemonSetBroadcaster, DaemonSetBurstReplicas,
 	JobSync, JobQueue, JobOrphanQueue, JobBroadcaster, JobClock, JobPodControl, JobUpdateStatusHandler,
+	ReplicaSetSync, ReplicaSetQueue, ReplicaSetBroadcaster,
 	CronJobQueue, CronJobBroadcaster, CronJobNow,
 }
