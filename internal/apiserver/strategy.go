@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 )
 
 // generation says when a resource's metadata.generation changes, as its
@@ -268,14 +269,75 @@ func clearPart(obj runtime.Object, name string) {
 	}
 }
 
-// podCreate is the Pod strategy's PrepareForCreate: the status starts
-// Pending with the pod's QoS class.
+// podCreate is what a create of a Pod goes through: the admission plugins
+// kube-apiserver enables by default that change it (admitPod), then the Pod
+// strategy's PrepareForCreate: the status starts Pending with the pod's QoS
+// class.
 func podCreate(obj runtime.Object) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
 	}
+	admitPod(pod)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+}
+
+// admitPod applies to a created pod the mutating admission plugins
+// kube-apiserver enables by default that change every pod
+// (k8s.io/kubernetes/plugin/pkg/admission):
+//
+//   - DefaultTolerationSeconds: a toleration of the not-ready and of the
+//     unreachable NoExecute taint for 300 seconds, unless the pod
+//     tolerates the taint already (a toleration with its key or no key,
+//     and effect NoExecute or none);
+//   - Priority: a pod that names no priority class gets priority 0 and
+//     the preemption policy PreemptLowerPriority (the server's when no
+//     PriorityClass is the global default); one that names a system class
+//     gets its value. A pod naming another class is left as it is (the
+//     model does not look PriorityClasses up), and one that sets a
+//     priority or preemption policy other than its class's is kept (the
+//     server forbids it).
+//
+// Seeds do not go through it: a seed is the world as the test writes it.
+func admitPod(pod *corev1.Pod) {
+	notReady, unreachable := false, false
+	for _, t := range pod.Spec.Tolerations {
+		if t.Effect != corev1.TaintEffectNoExecute && t.Effect != "" {
+			continue
+		}
+		notReady = notReady || t.Key == corev1.TaintNodeNotReady || t.Key == ""
+		unreachable = unreachable || t.Key == corev1.TaintNodeUnreachable || t.Key == ""
+	}
+	for _, add := range []struct {
+		key  string
+		need bool
+	}{{corev1.TaintNodeNotReady, !notReady}, {corev1.TaintNodeUnreachable, !unreachable}} {
+		if add.need {
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{
+				Key: add.key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300),
+			})
+		}
+	}
+	value, known := systemPriorities[pod.Spec.PriorityClassName]
+	if !known {
+		return
+	}
+	if pod.Spec.Priority == nil {
+		pod.Spec.Priority = ptr.To(value)
+	}
+	if pod.Spec.PreemptionPolicy == nil {
+		pod.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
+	}
+}
+
+// systemPriorities are the priorities of the classes the Priority plugin
+// knows without a PriorityClass object (k8s.io/kubernetes/pkg/apis/scheduling):
+// none (DefaultPriorityWhenNoDefaultClassExists) and the two system classes
+// (SystemCriticalPriority, and 1000 more for nodes').
+var systemPriorities = map[string]int32{
+	"":                        0,
+	"system-node-critical":    2_000_001_000,
+	"system-cluster-critical": 2_000_000_000,
 }
 
 // qosClass computes a pod's QoS class as kube-apiserver does

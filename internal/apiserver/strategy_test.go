@@ -1,13 +1,16 @@
 package apiserver
 
 import (
+	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 )
 
 func TestQOSClass(t *testing.T) {
@@ -76,5 +79,41 @@ func TestSeedUID(t *testing.T) {
 	}
 	if len(a) != 36 || a[14] != '4' {
 		t.Errorf("SeedUID %q is not laid out as the server's uids", a)
+	}
+}
+
+// TestAdmitPod: a created pod gets what DefaultTolerationSeconds and
+// Priority admission give it on kube-apiserver (parity's StatefulSet, Job,
+// DaemonSet and ReplicaSet tables saw them on every created pod).
+func TestAdmitPod(t *testing.T) {
+	notReady := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
+	unreachable := corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
+	own := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}
+	all := corev1.Toleration{Operator: corev1.TolerationOpExists}
+	schedule := corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	for _, tc := range []struct {
+		name      string
+		spec      corev1.PodSpec
+		want      []corev1.Toleration
+		priority  *int32
+		preemptBy *corev1.PreemptionPolicy
+	}{
+		{"a bare pod", corev1.PodSpec{}, []corev1.Toleration{notReady, unreachable}, ptr.To[int32](0), ptr.To(corev1.PreemptLowerPriority)},
+		{"its own not-ready toleration", corev1.PodSpec{Tolerations: []corev1.Toleration{own}}, []corev1.Toleration{own, unreachable}, ptr.To[int32](0), ptr.To(corev1.PreemptLowerPriority)},
+		{"tolerates every taint", corev1.PodSpec{Tolerations: []corev1.Toleration{all}}, []corev1.Toleration{all}, ptr.To[int32](0), ptr.To(corev1.PreemptLowerPriority)},
+		{"a NoSchedule toleration is not NoExecute", corev1.PodSpec{Tolerations: []corev1.Toleration{schedule}}, []corev1.Toleration{schedule, notReady, unreachable}, ptr.To[int32](0), ptr.To(corev1.PreemptLowerPriority)},
+		{"system-node-critical", corev1.PodSpec{PriorityClassName: "system-node-critical"}, []corev1.Toleration{notReady, unreachable}, ptr.To[int32](2_000_001_000), ptr.To(corev1.PreemptLowerPriority)},
+		// kube-apiserver forbids it; the model keeps it (admitPod).
+		{"its own preemption policy", corev1.PodSpec{PreemptionPolicy: ptr.To(corev1.PreemptNever)}, []corev1.Toleration{notReady, unreachable}, ptr.To[int32](0), ptr.To(corev1.PreemptNever)},
+		{"a class the model does not look up", corev1.PodSpec{PriorityClassName: "high"}, []corev1.Toleration{notReady, unreachable}, nil, nil},
+	} {
+		pod := &corev1.Pod{Spec: tc.spec}
+		podCreate(pod)
+		if d := cmp.Diff(tc.want, pod.Spec.Tolerations); d != "" {
+			t.Errorf("%s: tolerations (-want +got):\n%s", tc.name, d)
+		}
+		if !reflect.DeepEqual(pod.Spec.Priority, tc.priority) || !reflect.DeepEqual(pod.Spec.PreemptionPolicy, tc.preemptBy) {
+			t.Errorf("%s: priority %v, preemption policy %v; want %v, %v", tc.name, ptr.Deref(pod.Spec.Priority, -1), pod.Spec.PreemptionPolicy, ptr.Deref(tc.priority, -1), tc.preemptBy)
+		}
 	}
 }
