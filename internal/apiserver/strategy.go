@@ -167,8 +167,10 @@ var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMe
 
 // parts splits an object into its top-level fields other than the type
 // and object metadata: "spec", "status", "data", ... by JSON name for
-// unstructured objects, by Go field name for typed ones. Values are only
-// compared, never changed.
+// unstructured objects, by Go field name for typed ones, whose values are
+// pointers to the fields (a value would copy the field: a PodSpec is a
+// kilobyte; both DeepEquals compare what pointers point to). Values are
+// only compared, never changed.
 func parts(obj runtime.Object) map[string]any {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		out := make(map[string]any, len(u.Object))
@@ -190,7 +192,7 @@ func parts(obj runtime.Object) map[string]any {
 		if !f.IsExported() || f.Name == "TypeMeta" || f.Name == "ObjectMeta" {
 			continue
 		}
-		out[lower(f.Name)] = v.Field(i).Interface()
+		out[lower(f.Name)] = v.Field(i).Addr().Interface()
 	}
 	return out
 }
