@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -354,7 +355,7 @@ func daemonSetUpdate(sub string, obj, old runtime.Object) {
 		return
 	}
 	g, _ := strconv.ParseInt(oldMeta.GetAnnotations()[templateGeneration], 10, 64)
-	if sub == "" && !equality.Semantic.DeepEqual(nestedOf(old, "spec", "template"), nestedOf(obj, "spec", "template")) {
+	if sub == "" && !equality.Semantic.DeepEqual(templateOf(old), templateOf(obj)) {
 		g++
 	}
 	if g == 0 {
@@ -415,13 +416,22 @@ func setAnnotation(om metav1.Object, key, value string) {
 	om.SetAnnotations(a)
 }
 
-// nestedOf is the JSON value at path in obj (nil when absent).
-func nestedOf(obj runtime.Object, path ...string) any {
+// templateOf is a DaemonSet's spec.template as JSON values (nil when
+// absent). Of an apps/v1 one only the template is converted: it converts
+// as it does inside the whole object.
+func templateOf(obj runtime.Object) any {
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&ds.Spec.Template)
+		if err != nil {
+			return nil
+		}
+		return u
+	}
 	u, err := toUnstructured(obj)
 	if err != nil {
 		return nil
 	}
-	v, _, _ := unstructured.NestedFieldNoCopy(u, path...)
+	v, _, _ := unstructured.NestedFieldNoCopy(u, "spec", "template")
 	return v
 }
 

@@ -3,10 +3,14 @@ package apiserver
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -76,5 +80,32 @@ func TestSeedUID(t *testing.T) {
 	}
 	if len(a) != 36 || a[14] != '4' {
 		t.Errorf("SeedUID %q is not laid out as the server's uids", a)
+	}
+}
+
+// A DaemonSet's template converts alone as it does inside the whole
+// object: templateOf converts only the template.
+func TestTemplateOfConvertsAsTheWholeObject(t *testing.T) {
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "default"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}, CreationTimestamp: metav1.Now()},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: "c", Image: "i", Args: []string{},
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+			}}},
+		}},
+	}
+	whole, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := unstructured.NestedFieldNoCopy(whole, "spec", "template")
+	if diff := cmp.Diff(want, templateOf(ds)); diff != "" {
+		t.Errorf("templateOf (-whole object's +alone):\n%s", diff)
+	}
+	u := &unstructured.Unstructured{Object: whole}
+	if diff := cmp.Diff(want, templateOf(u)); diff != "" {
+		t.Errorf("templateOf, unstructured (-want +got):\n%s", diff)
 	}
 }
