@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -23,8 +24,15 @@ import (
 // encoding decides: the same way down, a struct's fields one by one and a
 // slice's items one by one, so that only the values found different are
 // encoded (the one changed container of a pod's spec, not the spec). An
-// object that encodes itself (unstructured) is compared whole.
+// unstructured object encodes as its content, compared the same way (see
+// contentEncodesEqual); another object that encodes itself is compared
+// whole.
 func equal(obj, old runtime.Object) bool {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if v, ok := old.(*unstructured.Unstructured); ok {
+			return contentEncodesEqual(u.Object, v.Object)
+		}
+	}
 	a, b := reflect.ValueOf(obj), reflect.ValueOf(old)
 	if a.Type() != b.Type() || a.Kind() != reflect.Pointer || a.IsNil() || b.IsNil() {
 		return reflect.DeepEqual(obj, old) || encodesEqual(obj, old)
@@ -95,6 +103,41 @@ func differentEncodeEqual(a, b reflect.Value) bool {
 		return true
 	}
 	return encodesEqual(a.Addr().Interface(), b.Addr().Interface())
+}
+
+// contentEncodesEqual reports whether two JSON values of unstructured
+// content encode equally: objects key by key, arrays item by item, and
+// the values found different encoded (an int64 and a float64 may encode
+// alike; so may two strings that are not UTF-8).
+func contentEncodesEqual(x, y any) bool {
+	switch x := x.(type) {
+	case map[string]any:
+		if y, ok := y.(map[string]any); ok && (x == nil) == (y == nil) { // null and {} differ
+			if len(x) != len(y) {
+				return false
+			}
+			for k, vx := range x {
+				vy, ok := y[k]
+				if !ok || !contentEncodesEqual(vx, vy) {
+					return false
+				}
+			}
+			return true
+		}
+	case []any:
+		if y, ok := y.([]any); ok && (x == nil) == (y == nil) {
+			if len(x) != len(y) {
+				return false
+			}
+			for i := range x {
+				if !contentEncodesEqual(x[i], y[i]) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return reflect.DeepEqual(x, y) || encodesEqual(x, y)
 }
 
 // encodesItself reports whether encoding/json encodes a value of type t

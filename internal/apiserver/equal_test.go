@@ -71,6 +71,19 @@ func TestEqualIsEncodingEquality(t *testing.T) {
 		{"unstructured, different", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": int64(1)}}},
 			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": int64(2)}}}, false},
 		{"different types", deployment(nil), configMap(func(*corev1.ConfigMap) {}), false},
+		{"unstructured, an integer and a float", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": int64(1), "l": []any{"x", int64(2)}}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": float64(1), "l": []any{"x", float64(2)}}}}, true},
+		{"unstructured, a nested null and {}", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"m": map[string]any(nil)}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"m": map[string]any{}}}}, false},
+		{"unstructured, a null and a missing key", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"m": nil}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}, false},
+		{"unstructured, one more item", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x"}}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", "y"}}}}, false},
+		{"unstructured, an item differs", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", map[string]any{"a": "b"}}}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", map[string]any{"a": "c"}}}}}, false},
+		{"unstructured, two strings that are not UTF-8", &unstructured.Unstructured{Object: map[string]any{"s": "\xff"}},
+			&unstructured.Unstructured{Object: map[string]any{"s": "\xfe"}}, true},
+		{"unstructured, no content and empty content", &unstructured.Unstructured{}, &unstructured.Unstructured{Object: map[string]any{}}, false},
 		// Down the spec: a struct's fields, a pointer's struct, a slice's items.
 		{"a nested quantity written two ways and a nested time", deployment(func(d *appsv1.Deployment) {
 			d.Spec.Template.CreationTimestamp = metav1.NewTime(at)
