@@ -54,7 +54,7 @@ func TestFromUnstructuredStrict(t *testing.T) {
 				t.Fatalf("a bad case")
 			}
 			typed, _ := scheme.Scheme.New(gvk)
-			if checkStrict(t, u, gvk) == nil && !knownKeys(u, reflect.TypeOf(typed).Elem()) {
+			if checkStrict(t, u, gvk) == nil && !keyNodeOf(reflect.TypeOf(typed).Elem()).known(u) {
 				t.Errorf("the walk is unsure of a well-formed %s: it is converted twice", c.kind)
 			}
 		})
@@ -129,4 +129,37 @@ func fixNumbers(v any) any {
 		}
 	}
 	return v
+}
+
+// tree refers to itself, as a CRD's JSONSchemaProps does.
+type tree struct {
+	Name  string          `json:"name"`
+	Kids  []tree          `json:"kids,omitempty"`
+	Next  *tree           `json:"next,omitempty"`
+	ByKey map[string]tree `json:"byKey,omitempty"`
+}
+
+// The walk follows a type that refers to itself: it knows the keys at
+// every depth, and the unknown one.
+func TestFromUnstructuredStrictRecursiveType(t *testing.T) {
+	for _, c := range []struct {
+		object  string
+		unknown bool
+	}{
+		{`{"name":"a","kids":[{"name":"b","next":{"name":"c","byKey":{"k":{"name":"d"}}}}]}`, false},
+		{`{"name":"a","kids":[{"name":"b","next":{"name":"c","byKey":{"k":{"name":"d","extra":1}}}}]}`, true},
+	} {
+		var u map[string]any
+		if err := json.Unmarshal([]byte(c.object), &u); err != nil {
+			t.Fatal(err)
+		}
+		var want tree
+		wantErr := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u, &want, true)
+		if (wantErr != nil) != c.unknown {
+			t.Fatalf("%s: the converter answers %v", c.object, wantErr)
+		}
+		if got := keyNodeOf(reflect.TypeFor[tree]()).known(u); got == c.unknown {
+			t.Errorf("%s: known = %v, want %v", c.object, got, !c.unknown)
+		}
+	}
 }
