@@ -106,19 +106,16 @@ func differentEncodeEqual(a, b reflect.Value) bool {
 }
 
 // contentEncodesEqual reports whether two JSON values of unstructured
-// content encode equally: objects key by key, arrays item by item, and
-// the values found different encoded (an int64 and a float64 may encode
-// alike; so may two strings that are not UTF-8).
+// content encode equally: objects with the same keys key by key, arrays
+// item by item, and the values found different encoded (an int64 and a
+// float64 may encode alike; so may two strings, or keys, that are not
+// UTF-8).
 func contentEncodesEqual(x, y any) bool {
 	switch x := x.(type) {
 	case map[string]any:
-		if y, ok := y.(map[string]any); ok && (x == nil) == (y == nil) { // null and {} differ
-			if len(x) != len(y) {
-				return false
-			}
+		if y, ok := y.(map[string]any); ok && (x == nil) == (y == nil) && sameKeys(x, y) { // null and {} differ
 			for k, vx := range x {
-				vy, ok := y[k]
-				if !ok || !contentEncodesEqual(vx, vy) {
+				if !contentEncodesEqual(vx, y[k]) {
 					return false
 				}
 			}
@@ -138,6 +135,19 @@ func contentEncodesEqual(x, y any) bool {
 		}
 	}
 	return reflect.DeepEqual(x, y) || encodesEqual(x, y)
+}
+
+// sameKeys reports whether x and y have the same keys.
+func sameKeys(x, y map[string]any) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for k := range x {
+		if _, ok := y[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // encodesItself reports whether encoding/json encodes a value of type t

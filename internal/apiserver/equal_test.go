@@ -83,6 +83,10 @@ func TestEqualIsEncodingEquality(t *testing.T) {
 			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", map[string]any{"a": "c"}}}}}, false},
 		{"unstructured, two strings that are not UTF-8", &unstructured.Unstructured{Object: map[string]any{"s": "\xff"}},
 			&unstructured.Unstructured{Object: map[string]any{"s": "\xfe"}}, true},
+		{"unstructured, two keys that are not UTF-8", &unstructured.Unstructured{Object: map[string]any{"\xff": "v"}},
+			&unstructured.Unstructured{Object: map[string]any{"\xfe": "v"}}, true},
+		{"unstructured, one more key", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": "b"}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": "b", "c": "d"}}}, false},
 		{"unstructured, no content and empty content", &unstructured.Unstructured{}, &unstructured.Unstructured{Object: map[string]any{}}, false},
 		// Down the spec: a struct's fields, a pointer's struct, a slice's items.
 		{"a nested quantity written two ways and a nested time", deployment(func(d *appsv1.Deployment) {
