@@ -71,6 +71,57 @@ func TestEqualIsEncodingEquality(t *testing.T) {
 		{"unstructured, different", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": int64(1)}}},
 			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": int64(2)}}}, false},
 		{"different types", deployment(nil), configMap(func(*corev1.ConfigMap) {}), false},
+		{"unstructured, an integer and a float", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": int64(1), "l": []any{"x", int64(2)}}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": float64(1), "l": []any{"x", float64(2)}}}}, true},
+		{"unstructured, a nested null and {}", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"m": map[string]any(nil)}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"m": map[string]any{}}}}, false},
+		{"unstructured, a null and a missing key", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"m": nil}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}, false},
+		{"unstructured, one more item", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x"}}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", "y"}}}}, false},
+		{"unstructured, an item differs", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", map[string]any{"a": "b"}}}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"l": []any{"x", map[string]any{"a": "c"}}}}}, false},
+		{"unstructured, two strings that are not UTF-8", &unstructured.Unstructured{Object: map[string]any{"s": "\xff"}},
+			&unstructured.Unstructured{Object: map[string]any{"s": "\xfe"}}, true},
+		{"unstructured, two keys that are not UTF-8", &unstructured.Unstructured{Object: map[string]any{"\xff": "v"}},
+			&unstructured.Unstructured{Object: map[string]any{"\xfe": "v"}}, true},
+		{"unstructured, one more key", &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": "b"}}},
+			&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"a": "b", "c": "d"}}}, false},
+		{"unstructured, no content and empty content", &unstructured.Unstructured{}, &unstructured.Unstructured{Object: map[string]any{}}, false},
+		// Down the spec: a struct's fields, a pointer's struct, a slice's items.
+		{"a nested quantity written two ways and a nested time", deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.CreationTimestamp = metav1.NewTime(at)
+		}), deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.CreationTimestamp = metav1.NewTime(at.Add(time.Millisecond))
+			d.Spec.Template.Spec.Containers[0].Resources.Limits[corev1.ResourceCPU] = resource.MustParse("1000m")
+		}), true},
+		{"a nested slice: nil and empty", deployment(nil), deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Args = []string{}
+		}), true},
+		{"a nested slice without omitempty: nil and empty", deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers = nil
+		}), deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers = []corev1.Container{}
+		}), false},
+		{"a nested pointer: nil and set", deployment(nil), deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{}
+		}), false},
+		{"one more item", deployment(nil), deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, corev1.Container{Name: "side"})
+		}), false},
+		{"an item differs", deployment(nil), deployment(func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Image = "httpd"
+		}), false},
+		{"managed fields: a time within the same second", deployment(func(d *appsv1.Deployment) {
+			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "a", Time: ptr.To(metav1.NewTime(at))}}
+		}), deployment(func(d *appsv1.Deployment) {
+			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "a", Time: ptr.To(metav1.NewTime(at.Add(time.Millisecond)))}}
+		}), true},
+		{"managed fields: nil and set time", deployment(func(d *appsv1.Deployment) {
+			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "a"}}
+		}), deployment(func(d *appsv1.Deployment) {
+			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "a", Time: ptr.To(metav1.NewTime(at))}}
+		}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,6 +48,8 @@ type Store interface {
 
 // FieldManager tracks managed fields and computes server-side applies
 // (k8s.io/apimachinery/pkg/util/managedfields.FieldManager, one per kind).
+// Apply leaves liveObj as it is (the model goes on with it as the stored
+// object) and returns an object that shares nothing with it.
 type FieldManager interface {
 	Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error)
 	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)
@@ -407,6 +409,10 @@ type write struct {
 	managed bool
 	// scale: a write of the scale subresource, through its parent.
 	scale bool
+	// stored, when set, is the stored object the request read already (a
+	// patch's or an apply's, a copy the model owns and has not changed):
+	// the update does not read it again.
+	stored runtime.Object
 }
 
 // fieldsSub is the subresource whose field manager records the write.
@@ -494,7 +500,10 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	if err != nil {
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
-	old, err := r.Store.Get(r.GVR, ns, om.GetName())
+	old := w.stored
+	if old == nil {
+		old, err = r.Store.Get(r.GVR, ns, om.GetName())
+	}
 	if apierrors.IsNotFound(err) && sub == "" && !w.unconditional && !w.scale && r.strategy().createOnUpdate {
 		// The strategy allows create on update (Services, Leases, Roles,
 		// ...): the store's update of a missing object creates it, as a
@@ -584,16 +593,24 @@ func keepManagedFieldsTimes(obj runtime.Object, om metav1.Object, old runtime.Ob
 	if len(mf) != len(oldMF) || len(mf) == 0 {
 		return
 	}
-	kept := make([]metav1.ManagedFieldsEntry, len(mf))
 	changed := false
+	for i := range mf { // most writes change no time: look before copying
+		if !mf[i].Time.Equal(oldMF[i].Time) {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return
+	}
+	kept := make([]metav1.ManagedFieldsEntry, len(mf))
 	for i := range mf {
 		kept[i] = *mf[i].DeepCopy()
 		if !kept[i].Time.Equal(oldMF[i].Time) {
-			changed = true
 			kept[i].Time = oldMF[i].Time.DeepCopy()
 		}
 	}
-	if !changed || !equality.Semantic.DeepEqual(kept, oldMF) {
+	if !equality.Semantic.DeepEqual(kept, oldMF) {
 		return
 	}
 	om.SetManagedFields(kept)
@@ -767,7 +784,7 @@ func (m *Model) patch(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 		return nil, false, apierrors.NewBadRequest(err.Error())
 	}
 	obj.GetObjectKind().SetGroupVersionKind(old.GetObjectKind().GroupVersionKind())
-	return m.update(r, ns, sub, obj, write{manager: a.PatchOptions.FieldManager, unconditional: true})
+	return m.update(r, ns, sub, obj, write{manager: a.PatchOptions.FieldManager, unconditional: true, stored: old})
 }
 
 func unsupportedPatch(pt types.PatchType) error {
@@ -820,7 +837,7 @@ func (m *Model) apply(r *Resource, ns, sub string, a clienttesting.PatchActionIm
 	lm, _ := meta.Accessor(live)
 	am.SetResourceVersion(lm.GetResourceVersion())
 	// The field manager has recorded the apply already.
-	return m.update(r, ns, sub, applied, write{unconditional: true, managed: true})
+	return m.update(r, ns, sub, applied, write{unconditional: true, managed: true, stored: live})
 }
 
 // decodeApply decodes an apply's body as the server does (YAML, of which

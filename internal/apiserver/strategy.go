@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -168,8 +169,10 @@ var customStrategy = strategy{generation: genNonMetadata, statusMeta: resetAllMe
 
 // parts splits an object into its top-level fields other than the type
 // and object metadata: "spec", "status", "data", ... by JSON name for
-// unstructured objects, by Go field name for typed ones. Values are only
-// compared, never changed.
+// unstructured objects, by Go field name for typed ones, whose values are
+// pointers to the fields (a value would copy the field: a PodSpec is a
+// kilobyte; both DeepEquals compare what pointers point to). Values are
+// only compared, never changed.
 func parts(obj runtime.Object) map[string]any {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		out := make(map[string]any, len(u.Object))
@@ -191,7 +194,7 @@ func parts(obj runtime.Object) map[string]any {
 		if !f.IsExported() || f.Name == "TypeMeta" || f.Name == "ObjectMeta" {
 			continue
 		}
-		out[lower(f.Name)] = v.Field(i).Interface()
+		out[lower(f.Name)] = v.Field(i).Addr().Interface()
 	}
 	return out
 }
@@ -414,7 +417,7 @@ func daemonSetUpdate(sub string, obj, old runtime.Object) {
 		return
 	}
 	g, _ := strconv.ParseInt(oldMeta.GetAnnotations()[templateGeneration], 10, 64)
-	if sub == "" && !equality.Semantic.DeepEqual(nestedOf(old, "spec", "template"), nestedOf(obj, "spec", "template")) {
+	if sub == "" && !equality.Semantic.DeepEqual(templateOf(old), templateOf(obj)) {
 		g++
 	}
 	if g == 0 {
@@ -475,13 +478,22 @@ func setAnnotation(om metav1.Object, key, value string) {
 	om.SetAnnotations(a)
 }
 
-// nestedOf is the JSON value at path in obj (nil when absent).
-func nestedOf(obj runtime.Object, path ...string) any {
+// templateOf is a DaemonSet's spec.template as JSON values (nil when
+// absent). Of an apps/v1 one only the template is converted: it converts
+// as it does inside the whole object.
+func templateOf(obj runtime.Object) any {
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&ds.Spec.Template)
+		if err != nil {
+			return nil
+		}
+		return u
+	}
 	u, err := toUnstructured(obj)
 	if err != nil {
 		return nil
 	}
-	v, _, _ := unstructured.NestedFieldNoCopy(u, path...)
+	v, _, _ := unstructured.NestedFieldNoCopy(u, "spec", "template")
 	return v
 }
 

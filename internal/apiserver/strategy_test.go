@@ -5,10 +5,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
@@ -115,5 +118,32 @@ func TestAdmitPod(t *testing.T) {
 		if !reflect.DeepEqual(pod.Spec.Priority, tc.priority) || !reflect.DeepEqual(pod.Spec.PreemptionPolicy, tc.preemptBy) {
 			t.Errorf("%s: priority %v, preemption policy %v; want %v, %v", tc.name, ptr.Deref(pod.Spec.Priority, -1), pod.Spec.PreemptionPolicy, ptr.Deref(tc.priority, -1), tc.preemptBy)
 		}
+	}
+}
+
+// A DaemonSet's template converts alone as it does inside the whole
+// object: templateOf converts only the template.
+func TestTemplateOfConvertsAsTheWholeObject(t *testing.T) {
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "default"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}, CreationTimestamp: metav1.Now()},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: "c", Image: "i", Args: []string{},
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+			}}},
+		}},
+	}
+	whole, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := unstructured.NestedFieldNoCopy(whole, "spec", "template")
+	if diff := cmp.Diff(want, templateOf(ds)); diff != "" {
+		t.Errorf("templateOf (-whole object's +alone):\n%s", diff)
+	}
+	u := &unstructured.Unstructured{Object: whole}
+	if diff := cmp.Diff(want, templateOf(u)); diff != "" {
+		t.Errorf("templateOf, unstructured (-want +got):\n%s", diff)
 	}
 }
