@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -356,7 +357,11 @@ func shallowVolatile(obj runtime.Object) runtime.Object {
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	cp := reflect.New(v.Elem().Type())
+	t := v.Elem().Type()
+	cp, _ := scratchOf(t).Get().(reflect.Value)
+	if !cp.IsValid() {
+		cp = reflect.New(t)
+	}
 	cp.Elem().Set(v.Elem())
 	out, ok := cp.Interface().(runtime.Object)
 	if !ok {
@@ -364,6 +369,33 @@ func shallowVolatile(obj runtime.Object) runtime.Object {
 	}
 	NormalizeVolatile(out)
 	return out
+}
+
+// scratch keeps, by struct type, the copies of shallowVolatile that
+// releaseShallow gave back, zeroed, for the next comparison: a compared
+// pair of rich objects (Deployments) costs two of them every time.
+var scratch sync.Map // reflect.Type → *sync.Pool of reflect.Value (pointers)
+
+func scratchOf(t reflect.Type) *sync.Pool {
+	if p, ok := scratch.Load(t); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := scratch.LoadOrStore(t, &sync.Pool{})
+	return p.(*sync.Pool)
+}
+
+// releaseShallow gives back copies of shallowVolatile once compared, zeroed
+// (they share what lies below their top-level fields with the objects
+// they copy, which the pool must not keep).
+func releaseShallow(objs ...runtime.Object) {
+	for _, o := range objs {
+		if o == nil {
+			continue
+		}
+		v := reflect.ValueOf(o)
+		v.Elem().SetZero()
+		scratchOf(v.Elem().Type()).Put(v)
+	}
 }
 
 func (c *config) normalized(obj runtime.Object) runtime.Object {
@@ -385,7 +417,10 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 	// With only the default normalizer, which sets top-level metadata,
 	// shallow copies suffice to find equal objects.
 	if !c.subset && !c.custom && w != nil && g != nil && reflect.TypeOf(w) == reflect.TypeOf(g) {
-		if sw, sg := shallowVolatile(w), shallowVolatile(g); sw != nil && sg != nil && reflect.DeepEqual(sw, sg) {
+		sw, sg := shallowVolatile(w), shallowVolatile(g)
+		equal := sw != nil && sg != nil && reflect.DeepEqual(sw, sg)
+		releaseShallow(sw, sg)
+		if equal {
 			return ""
 		}
 	}
@@ -393,7 +428,10 @@ func (c *config) diffObjects(w, g runtime.Object) string {
 	// go-cmp options, a walk of the typed objects says so without
 	// converting them.
 	if c.subset && !c.custom && len(c.cmpOpts) == 0 && w != nil && g != nil && reflect.TypeOf(w) == reflect.TypeOf(g) {
-		if sw, sg := shallowVolatile(w), shallowVolatile(g); sw != nil && sg != nil && c.typedSubsetEqual(sw, sg) {
+		sw, sg := shallowVolatile(w), shallowVolatile(g)
+		equal := sw != nil && sg != nil && c.typedSubsetEqual(sw, sg)
+		releaseShallow(sw, sg)
+		if equal {
 			return ""
 		}
 	}

@@ -28,8 +28,10 @@ func (c *config) subsetEqual(w, g reflect.Value, name string, inConditions bool)
 	if w.Type() != g.Type() {
 		return false
 	}
-	if ti := infoOf(w.Type()); ti.converts {
-		return c.convertedEqual(ti, w, g, name, inConditions)
+	if !predeclaredScalar(w.Type()) {
+		if ti := infoOf(w.Type()); ti.converts {
+			return c.convertedEqual(ti, w, g, name, inConditions)
+		}
 	}
 	switch w.Kind() {
 	case reflect.String:
@@ -173,11 +175,13 @@ func (c *config) convertedEqual(ti *typeInfo, w, g reflect.Value, name string, i
 // null, a zero scalar, an empty list, or a map or struct with nothing but
 // such values. A value with its own conversion is converted.
 func trimmedZero(v reflect.Value) bool {
-	if ti := infoOf(v.Type()); ti.converts {
-		// A value other than the zero one counts as set: where it is
-		// not (an int-or-string holding ""), the comparison that follows
-		// converts it.
-		return ti.zeroTrims && v.IsZero()
+	if !predeclaredScalar(v.Type()) {
+		if ti := infoOf(v.Type()); ti.converts {
+			// A value other than the zero one counts as set: where it is
+			// not (an int-or-string holding ""), the comparison that
+			// follows converts it.
+			return ti.zeroTrims && v.IsZero()
+		}
 	}
 	switch v.Kind() {
 	case reflect.String:
@@ -209,6 +213,21 @@ func trimmedZero(v reflect.Value) bool {
 			}
 		}
 		return true
+	}
+	return false
+}
+
+// predeclaredScalar reports whether t is one of Go's predeclared string,
+// boolean and numeric types, which have no methods, so no conversion of
+// their own: most fields of API types are, and the walk then needs no
+// look-up of their typeInfo.
+func predeclaredScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return t.PkgPath() == ""
 	}
 	return false
 }

@@ -9,5 +9,6 @@
 // the wrong memory, and this package's tests fail, naming the field, so the
 // upgrade is noticed here and not in a user's test.
 //
-// It holds no state and starts no goroutine.
+// It starts no goroutine, and holds no state but a cache of where each
+// field it reads is in each type.
 package clientgo

@@ -22,6 +22,46 @@ var (
 	listerWatcherType       = reflect.TypeFor[cache.ListerWatcher]()
 )
 
+// fieldKey names a field of a struct type.
+type fieldKey struct {
+	t    reflect.Type
+	name string
+}
+
+// fieldsByName caches structField: where each field read here is in each
+// type (a fact of the type, never changed once found).
+var fieldsByName sync.Map // fieldKey → structField
+
+// structField is a field found by name, or not (ok false).
+type structField struct {
+	reflect.StructField
+	ok bool
+}
+
+// fieldOf is t.FieldByName(name), looked up once per type and name: a
+// walk of the struct's fields (and of its embedded structs' when the name
+// is not its own) that the fixture would otherwise repeat for every
+// informer and every batch of events.
+func fieldOf(t reflect.Type, name string) (reflect.StructField, bool) {
+	k := fieldKey{t, name}
+	if f, ok := fieldsByName.Load(k); ok {
+		return f.(structField).StructField, f.(structField).ok
+	}
+	sf, ok := t.FieldByName(name)
+	fieldsByName.Store(k, structField{sf, ok})
+	return sf, ok
+}
+
+// field is v.FieldByName(name) through fieldOf's cache; the zero Value when
+// v's type has no such field.
+func field(v reflect.Value, name string) reflect.Value {
+	sf, ok := fieldOf(v.Type(), name)
+	if !ok {
+		return reflect.Value{}
+	}
+	return v.FieldByIndex(sf.Index)
+}
+
 // Listener is one event handler registered on a shared informer: the
 // registration AddEventHandler returned and the handler it calls.
 type Listener struct {
@@ -41,7 +81,7 @@ func Listeners(inf cache.SharedIndexInformer) ([]Listener, bool) {
 	if !ok {
 		return nil, false
 	}
-	listeners, lock := p.FieldByName("listeners"), p.FieldByName("listenersLock")
+	listeners, lock := field(p, "listeners"), field(p, "listenersLock")
 	if !listeners.IsValid() || listeners.Kind() != reflect.Map || !listeners.Type().Key().Implements(registrationType) ||
 		!lock.IsValid() || lock.Type() != rwMutexType {
 		return nil, false
@@ -51,14 +91,15 @@ func Listeners(inf cache.SharedIndexInformer) ([]Listener, bool) {
 	defer mu.RUnlock()
 	m := reflect.NewAt(listeners.Type(), unsafe.Pointer(listeners.UnsafeAddr())).Elem()
 	out := make([]Listener, 0, m.Len())
-	for _, k := range m.MapKeys() {
+	for it := m.MapRange(); it.Next(); {
+		k := it.Key()
 		if k.IsNil() {
 			continue
 		}
 		if k.Kind() != reflect.Pointer || k.Elem().Kind() != reflect.Struct {
 			return nil, false
 		}
-		h := k.Elem().FieldByName("handler")
+		h := field(k.Elem(), "handler")
 		if !h.IsValid() || h.Type() != handlerType {
 			return nil, false
 		}
@@ -86,11 +127,11 @@ func ListerWatcher(informer cache.SharedIndexInformer) cache.ListerWatcher {
 		if v.Kind() != reflect.Struct {
 			return nil
 		}
-		if fv := v.FieldByName("listerWatcher"); fv.IsValid() && fv.Type() == listerWatcherType && fv.CanAddr() {
+		if fv := field(v, "listerWatcher"); fv.IsValid() && fv.Type() == listerWatcherType && fv.CanAddr() {
 			lw, _ := reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem().Interface().(cache.ListerWatcher)
 			return lw
 		}
-		inner := v.FieldByName("SharedIndexInformer") // typedSharedIndexInformer embeds it
+		inner := field(v, "SharedIndexInformer") // typedSharedIndexInformer embeds it
 		if !inner.IsValid() {
 			return nil
 		}
@@ -121,14 +162,14 @@ func processor(inf cache.SharedIndexInformer) (reflect.Value, bool) {
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return reflect.Value{}, false
 	}
-	if f, ok := v.Elem().Type().FieldByName("SharedIndexInformer"); ok && f.Anonymous && f.Type == sharedIndexInformerType {
+	if f, ok := fieldOf(v.Elem().Type(), "SharedIndexInformer"); ok && f.Anonymous && f.Type == sharedIndexInformerType {
 		inner, _ := v.Elem().FieldByIndex(f.Index).Interface().(cache.SharedIndexInformer)
 		if inner == nil || inner == inf {
 			return reflect.Value{}, false
 		}
 		return processor(inner)
 	}
-	p := v.Elem().FieldByName("processor")
+	p := field(v.Elem(), "processor")
 	if !p.IsValid() || p.Kind() != reflect.Pointer || p.IsNil() || p.Elem().Kind() != reflect.Struct {
 		return reflect.Value{}, false
 	}
@@ -146,7 +187,7 @@ func FactoryInformers(factory any) (map[reflect.Type]cache.SharedIndexInformer, 
 		return nil, false
 	}
 	s := v.Elem()
-	m, lock := s.FieldByName("informers"), s.FieldByName("lock")
+	m, lock := field(s, "informers"), field(s, "lock")
 	if !m.IsValid() || m.Type() != informersMapType || !lock.IsValid() || lock.Type() != mutexType {
 		return nil, false
 	}

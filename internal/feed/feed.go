@@ -42,8 +42,9 @@ type Informer struct {
 	listed int64
 	// seen orders the handlers; a handler in seen has had the initial list.
 	seen map[cache.ResourceEventHandlerRegistration]int
-	// blind: the handlers cannot be reached (not client-go's informer).
-	blind bool
+	// blind: the handlers cannot be reached (not client-go's informer);
+	// known once listeners has looked.
+	blind, looked bool
 	// ls are the handlers, in order, as the last CatchUp found them: the
 	// ones events go to (reading them costs a walk of client-go's
 	// processor, done once per batch of events, not per event).
@@ -334,6 +335,7 @@ func (in *Informer) listeners() ([]clientgo.Listener, map[cache.ResourceEventHan
 		return nil, nil
 	}
 	ls, ok := clientgo.Listeners(in.Informer)
+	in.looked = true
 	if !ok {
 		in.blind = true
 		return nil, nil
@@ -359,7 +361,9 @@ func (in *Informer) Handlers() int { return len(in.seen) }
 // Blind reports whether the informer's handlers cannot be reached (it is
 // not client-go's shared informer): its store is fed, its handlers not.
 func (in *Informer) Blind() bool {
-	in.listeners()
+	if !in.looked {
+		in.listeners()
+	}
 	return in.blind
 }
 

@@ -51,7 +51,7 @@ func kubeParts(t testing.TB) Parts {
 
 // newWorld makes a world of the kubernetes clientset and objs, as
 // fixture.New does; mod changes its configuration first.
-func newWorld(t *testing.T, mod func(*Config), objs ...runtime.Object) *World {
+func newWorld(t testing.TB, mod func(*Config), objs ...runtime.Object) *World {
 	t.Helper()
 	var inFlight atomic.Int64
 	c := Config{
@@ -72,7 +72,7 @@ func newWorld(t *testing.T, mod func(*Config), objs ...runtime.Object) *World {
 }
 
 // kubeFactory is the world's informer factory of the kubernetes clientset.
-func kubeFactory(t *testing.T, w *World) informers.SharedInformerFactory {
+func kubeFactory(t testing.TB, w *World) informers.SharedInformerFactory {
 	t.Helper()
 	_, factory, ok := w.Clientset(reflect.TypeFor[kubernetes.Interface]())
 	if !ok {

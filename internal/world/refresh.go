@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
@@ -379,25 +380,31 @@ func (w *World) Digest() string {
 	w.mu.Unlock()
 	sort.Slice(parts, func(i, j int) bool { return parts[i].gvr.String() < parts[j].gvr.String() })
 	h := fnv.New128a()
+	text := func(s string) {
+		io.WriteString(h, s)
+		h.Write([]byte{0})
+	}
+	// The objects' JSON goes to the hash as it is encoded, not through a
+	// buffer of its own (a digest is only compared with the digests of
+	// the same process).
+	enc := json.NewEncoder(h)
 	write := func(key string, obj runtime.Object) {
-		fmt.Fprintf(h, "%s\x00", key)
+		text(key)
 		if obj == nil {
-			h.Write([]byte("absent\x00"))
+			text("absent")
 			return
 		}
 		if m, err := meta.Accessor(obj); err == nil { // obj is a copy
 			m.SetResourceVersion("")
 			m.SetManagedFields(nil)
 		}
-		data, err := json.Marshal(obj)
-		if err != nil {
-			data = []byte(fmt.Sprintf("%#v", obj))
+		if err := enc.Encode(obj); err != nil {
+			fmt.Fprintf(h, "%#v", obj)
 		}
-		h.Write(data)
 		h.Write([]byte{0})
 	}
 	for _, p := range parts {
-		fmt.Fprintf(h, "%s\x00", p.gvr)
+		text(p.gvr.String())
 		if p.all {
 			objs, err := w.trackerObjects(p.gvr, p.cs)
 			if err != nil {

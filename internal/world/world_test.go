@@ -1,6 +1,7 @@
 package world
 
 import (
+	"reflect"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -8,6 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ctrltest/ctrltest/actions"
 )
 
 var (
@@ -70,5 +75,69 @@ func TestSourceInformersOnlyAskedFor(t *testing.T) {
 	}
 	if w.sourceInformersOf(configMapsGVR) != nil {
 		t.Errorf("configmaps have a source informer nobody asked for")
+	}
+}
+
+// The log keeps every request as the client sent it, though it shares the
+// request's object with the server model where nothing changes it: the
+// model fills in its own copy, a test's reactor that changes what it is
+// given changes the model's request only, and the uids the model gave
+// seeds read as the test wrote them.
+func TestLogKeepsRequestsAsSent(t *testing.T) {
+	w := newWorld(t, nil, deploymentAt("default", "web", ""))
+	client, _, _ := w.Clientset(reflect.TypeFor[kubernetes.Interface]())
+	kube := client.(kubernetes.Interface)
+	ctx := t.Context()
+	w.Start()
+
+	stored, err := kube.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil || stored.UID == "" {
+		t.Fatalf("the seed: %v, uid %q", err, stored.UID)
+	}
+	made, err := kube.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", GenerateName: "cm-", OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: stored.UID},
+		}},
+	}, metav1.CreateOptions{})
+	if err != nil || made.Name == "" || made.UID == "" || made.OwnerReferences[0].UID != stored.UID {
+		t.Fatalf("create: %v; got %+v", err, made)
+	}
+	w.PrependReactor("update", "deployments", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		a.(clienttesting.UpdateAction).GetObject().(*appsv1.Deployment).Labels = map[string]string{"reactor": "was here"}
+		return false, nil, nil
+	})
+	sent := stored.DeepCopy()
+	sent.Annotations = map[string]string{"a": "b"}
+	updated, err := kube.AppsV1().Deployments("default").Update(ctx, sent, metav1.UpdateOptions{})
+	if err != nil || updated.Labels["reactor"] == "" || updated.ResourceVersion == sent.ResourceVersion {
+		t.Fatalf("update: %v; got %+v", err, updated)
+	}
+	sent.Status.Replicas = 3
+	sent.ResourceVersion = updated.ResourceVersion
+	if _, err := kube.AppsV1().Deployments("default").UpdateStatus(ctx, sent, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("status update: %v", err)
+	}
+
+	var writes []actions.Action
+	for _, a := range w.Requests() {
+		if a.IsWrite() {
+			writes = append(writes, a)
+		}
+	}
+	if len(writes) != 3 {
+		t.Fatalf("%d writes logged, want 3: %v", len(writes), writes)
+	}
+	cm := writes[0].Object.(*corev1.ConfigMap)
+	if cm.Name != "" || cm.UID != "" || cm.ResourceVersion != "" || !cm.CreationTimestamp.IsZero() {
+		t.Errorf("the logged create holds what the model filled in: %+v", cm.ObjectMeta)
+	}
+	if uid := cm.OwnerReferences[0].UID; uid != "" {
+		t.Errorf("the logged create's owner reference has the uid the model gave the seed (%q), not the test's (none)", uid)
+	}
+	if d := writes[1].Object.(*appsv1.Deployment); d.Labels != nil || d.ResourceVersion != stored.ResourceVersion || d.Annotations["a"] != "b" {
+		t.Errorf("the logged update is not the request sent: %+v", d.ObjectMeta)
+	}
+	if d := writes[2].Object.(*appsv1.Deployment); d.Status.Replicas != 3 || d.ResourceVersion != updated.ResourceVersion || d.Generation != stored.Generation {
+		t.Errorf("the logged status update is not the request sent: %+v, %+v", d.ObjectMeta, d.Status)
 	}
 }
