@@ -79,10 +79,7 @@ func nodes(start, n int, labels map[string]string) []runtime.Object {
 }
 
 // daemonPods are upstream's addPods: n pods of ds on node, with labels,
-// named <node>-<label type>-<i>; as kube-apiserver holds a created pod:
-// with the tolerations of its DefaultTolerationSeconds admission, the
-// preemption policy of its Priority admission, and the QoS class of the
-// pod strategy.
+// named <node>-<label type>-<i> (the table admits them: see admit).
 func daemonPods(node string, labels map[string]string, ds *appsv1.DaemonSet, n int) []runtime.Object {
 	var out []runtime.Object
 	for i := range n {
@@ -94,11 +91,6 @@ func daemonPods(node string, labels map[string]string, ds *appsv1.DaemonSet, n i
 			Spec: *ds.Spec.Template.Spec.DeepCopy(),
 		}
 		pod.Spec.NodeName = node
-		pod.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
-		for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
-			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)})
-		}
-		pod.Status.QOSClass = corev1.PodQOSBestEffort
 		out = append(out, pod)
 	}
 	return out
@@ -121,7 +113,7 @@ func daemonSetTable() fixture.Table[string] {
 		Wire:          DaemonSet,
 		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          daemonSetRows(),
+		Rows:          admittedRows(daemonSetRows()),
 	}
 }
 
@@ -266,7 +258,7 @@ func burstDaemonSetRow() fixture.Row {
 func TestDaemonSetBurst(t *testing.T) {
 	opts := []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)}
 	row := burstDaemonSetRow()
-	fixture.Table[string]{Wire: daemonSetWire(2), Options: opts, ActionOptions: []actions.Option{actions.Subset()}, Rows: []fixture.Row{row}}.Run(t)
+	fixture.Table[string]{Wire: daemonSetWire(2), Options: opts, ActionOptions: []actions.Option{actions.Subset()}, Rows: admittedRows([]fixture.Row{row})}.Run(t)
 
 	f := fixture.New(t, append(opts, fixture.WithObjects(row.Objects...))...)
 	c := fixture.Converge(f, daemonSetWire(2)(f), row.Key, 10)

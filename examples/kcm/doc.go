@@ -61,13 +61,14 @@
 // template-generation annotation, a node without its not-ready taint, a
 // CronJob's Job without its generated selector, ...). What is known: a
 // server cannot seed a deletion, a creationTimestamp, an empty selector in
-// apps/v1 or an unparseable schedule; admission plugins and strategies
-// add fields to created claims, and rows that seed pods without them,
-// which the controllers do not read (a created pod gets them from the
-// model too: DefaultTolerationSeconds' tolerations, Priority's priority
-// and preemption policy, its QoS class); generated pod names and event
-// objects differ; an order a controller takes from a map varies; a
-// DaemonSet's status counts what its informer has delivered.
+// apps/v1 or an unparseable schedule; admission plugins and the
+// StatefulSet strategy add fields to created claims, which the controller
+// does not read (pods are admitted on both sides: the model gives a
+// created pod DefaultTolerationSeconds' tolerations, Priority's priority
+// and preemption policy and its QoS class, and the rows seed pods so);
+// generated pod names and event objects differ; an order a controller
+// takes from a map varies; a DaemonSet's status counts what its informer
+// has delivered.
 // Per controller:
 //
 //   - Deployment: every row's writes (the Conflict of a second status
@@ -76,15 +77,16 @@
 //     deletion) and the empty selector (apps/v1 refuses it).
 //   - StatefulSet: the writes, answers, events and objects are the
 //     server's, but for the fields admission and the strategy add to
-//     created claims, the seeded pods' and the being-deleted row.
+//     created claims, and the being-deleted row.
 //   - DaemonSet: the same, and the status counts of pods the sync
 //     launched, a race with the informer on a cluster too.
 //   - ReplicaSet: every row's writes, answers, events and objects are the
 //     server's (its created pods included), but the being-deleted row and
 //     the random names of generateName pods; its adoptions come in its
 //     lister's order, which the row and parity match unordered.
-//   - Job: the same, and the order in which a finished Job's status lists
-//     its pods.
+//   - Job: every row's writes, answers, events and objects are the
+//     server's, but the random names of its generateName pods and the
+//     order in which a finished Job's status lists its pods.
 //   - CronJob: the rows with a prior Job (Forbid, a completed Job) and the
 //     rows that wait or are suspended are the server's in full; the row
 //     that schedules from the CronJob's creation time cannot be seeded (a

@@ -28,7 +28,8 @@ import (
 // manualSelector, as a create could not carry the server's uid); a
 // DaemonSet without its template-generation annotation, nodes without the
 // not-ready taint of TaintNodesByCondition admission, pods without the
-// tolerations, preemption policy and QoS class the server gives them.
+// tolerations, priority, preemption policy and QoS class the server gives
+// them (every table's seeded pods are admitted: pods_test.go).
 // Fixed in the comparison: a CronJob's status.active names its Jobs by
 // uid, which the server seeding now carries (the statuses are written once
 // every seed is created, with the server's uids), and a Job the sync
@@ -41,10 +42,9 @@ import (
 // apps/v1 refuses an empty selector and batch/v1 an unparseable schedule
 // (two rows keep those seeds on purpose: they test the controllers'
 // guards). Known, because they are not the controllers' verdicts:
-// admission plugins and the strategies add fields to the claims the
-// controllers create and to pods some rows seed without them, which the
-// controllers do not read (created pods get them from the model too); the
-// server
+// the StatefulSet strategy and admission plugins add fields to the claims
+// the controller creates, which it does not read (pods, created or seeded,
+// are admitted on both sides: pods_test.go's admit); the server
 // names generateName pods at random and the broadcaster names event
 // objects after the time it records them; the Job controller lists a
 // finished Job's pods in its lister's order; and a DaemonSet's
@@ -90,7 +90,7 @@ func TestStatefulSetParity(t *testing.T) {
 	const deleting = "a server ignores the deletionTimestamp of an object it creates: the seed is not being deleted there, and the controller creates its first pod"
 	const row = "creates no pod for a StatefulSet being deleted"
 	runParity(t, statefulSetTable(),
-		parity.Known{Kind: parity.Defaulting, Reason: "the StatefulSet strategy sets each claim template's apiVersion and kind; a created claim's phase is Pending; the rows' seeded pods lack what admission plugins and the pod strategy give a created pod (tolerations, a preemption policy, a qosClass); the controller reads none of them"},
+		parity.Known{Kind: parity.Defaulting, Reason: "the StatefulSet strategy sets each claim template's apiVersion and kind, and a created claim's phase is Pending; the controller reads neither"},
 		parity.Known{Kind: parity.Objects, Reason: "the StorageObjectInUseProtection admission plugin adds kubernetes.io/pvc-protection to each claim; the broadcaster names an event object after the time it records it; and in " + row + ", " + deleting},
 		parity.Known{Row: row, Kind: parity.Writes, Reason: deleting},
 		parity.Known{Row: row, Kind: parity.Events, Reason: deleting},
@@ -138,7 +138,6 @@ func TestDaemonSetParity(t *testing.T) {
 // server's, but for these.
 func TestJobParity(t *testing.T) {
 	runParity(t, jobTable(),
-		parity.Known{Kind: parity.Defaulting, Reason: "the rows' seeded pods lack what admission plugins (DefaultTolerationSeconds, Priority) and the pod strategy give a created pod (tolerations, a preemption policy, a qosClass); the controller reads none of them"},
 		parity.Known{Row: "starts a job", Kind: parity.Events, Reason: "the server names a generateName pod at random; the events name the pods"},
 		parity.Known{Kind: parity.Objects, Reason: "the broadcaster names an event object after the time it records it"},
 		parity.Known{Row: "finishes a job", Kind: parity.Writes, Sometimes: true, Reason: "the first status write lists the succeeded pods' uids in the order the lister gives them, a map's: it varies (the finalizer removals, in any order too, are matched unordered, as the row does)"},

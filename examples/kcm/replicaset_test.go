@@ -45,18 +45,12 @@ func newRS(replicas int32) *appsv1.ReplicaSet {
 }
 
 // rsPod is upstream's newPod: a pod of rs's labels in phase, Ready when
-// Running, controlled by rs when owned; as kube-apiserver holds a created
-// pod: with the tolerations of its DefaultTolerationSeconds admission, the
-// preemption policy of its Priority admission, and the QoS class of the
-// pod strategy.
+// Running, controlled by rs when owned (the table admits it: see admit).
 func rsPod(name string, rs *appsv1.ReplicaSet, phase corev1.PodPhase, owned bool) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: rs.Namespace, UID: types.UID(name + "-uid"), Labels: rs.Spec.Selector.MatchLabels},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "bar", Image: "foo/bar"}}, PreemptionPolicy: ptr.To(corev1.PreemptLowerPriority)},
-		Status:     corev1.PodStatus{Phase: phase, QOSClass: corev1.PodQOSBestEffort},
-	}
-	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
-		pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)})
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "bar", Image: "foo/bar"}}},
+		Status:     corev1.PodStatus{Phase: phase},
 	}
 	if phase == corev1.PodRunning {
 		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
@@ -100,7 +94,7 @@ func replicaSetTable() fixture.Table[string] {
 		Wire:          ReplicaSet(rsBurst),
 		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          replicaSetRows(),
+		Rows:          admittedRows(replicaSetRows()),
 	}
 }
 

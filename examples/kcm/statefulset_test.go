@@ -97,7 +97,7 @@ func statefulSetTable() fixture.Table[string] {
 		Wire:          StatefulSet,
 		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithClock(fixedClock())},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          append(statefulSetRows(), newestSortingFirstRow()),
+		Rows:          admittedRows(append(statefulSetRows(), newestSortingFirstRow())),
 	}
 }
 
