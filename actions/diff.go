@@ -358,8 +358,10 @@ func shallowVolatile(obj runtime.Object) runtime.Object {
 		return nil
 	}
 	t := v.Elem().Type()
-	cp, _ := scratchOf(t).Get().(reflect.Value)
-	if !cp.IsValid() {
+	var cp reflect.Value
+	if kept, ok := scratchOf(t).Get().(runtime.Object); ok {
+		cp = reflect.ValueOf(kept)
+	} else {
 		cp = reflect.New(t)
 	}
 	cp.Elem().Set(v.Elem())
@@ -374,7 +376,7 @@ func shallowVolatile(obj runtime.Object) runtime.Object {
 // scratch keeps, by struct type, the copies of shallowVolatile that
 // releaseShallow gave back, zeroed, for the next comparison: a compared
 // pair of rich objects (Deployments) costs two of them every time.
-var scratch sync.Map // reflect.Type → *sync.Pool of reflect.Value (pointers)
+var scratch sync.Map // reflect.Type → *sync.Pool of runtime.Object (pointers to the type)
 
 func scratchOf(t reflect.Type) *sync.Pool {
 	if p, ok := scratch.Load(t); ok {
@@ -394,7 +396,7 @@ func releaseShallow(objs ...runtime.Object) {
 		}
 		v := reflect.ValueOf(o)
 		v.Elem().SetZero()
-		scratchOf(v.Elem().Type()).Put(v)
+		scratchOf(v.Elem().Type()).Put(o)
 	}
 }
 
