@@ -311,15 +311,11 @@ func admitPod(pod *corev1.Pod) {
 		notReady = notReady || t.Key == corev1.TaintNodeNotReady || t.Key == ""
 		unreachable = unreachable || t.Key == corev1.TaintNodeUnreachable || t.Key == ""
 	}
-	for _, add := range []struct {
-		key  string
-		need bool
-	}{{corev1.TaintNodeNotReady, !notReady}, {corev1.TaintNodeUnreachable, !unreachable}} {
-		if add.need {
-			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{
-				Key: add.key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300),
-			})
-		}
+	if !notReady {
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, noExecuteFor300s(corev1.TaintNodeNotReady))
+	}
+	if !unreachable {
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, noExecuteFor300s(corev1.TaintNodeUnreachable))
 	}
 	value, known := systemPriorities[pod.Spec.PriorityClassName]
 	if !known {
@@ -331,6 +327,12 @@ func admitPod(pod *corev1.Pod) {
 	if pod.Spec.PreemptionPolicy == nil {
 		pod.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
 	}
+}
+
+// noExecuteFor300s is DefaultTolerationSeconds' toleration of the NoExecute
+// taint key.
+func noExecuteFor300s(key string) corev1.Toleration {
+	return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
 }
 
 // systemPriorities are the priorities of the classes the Priority plugin

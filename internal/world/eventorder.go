@@ -49,10 +49,7 @@ type Told struct {
 // not reported.
 func (w *World) RefreshAs(order Order, tell func(Told)) error {
 	w.t.Helper()
-	w.mu.Lock()
-	dirty := w.dirty
-	w.dirty = nil
-	w.mu.Unlock()
+	dirty := w.takeDirty()
 	w.IndexAll()
 	w.catchUpHandlers()
 	changes := w.takeChanges()

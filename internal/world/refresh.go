@@ -112,14 +112,21 @@ func ObjectKey(namespace, name string) string {
 	return namespace + "/" + name
 }
 
+// takeDirty returns the writes not yet delivered (see markDirtyLocked) and
+// forgets them.
+func (w *World) takeDirty() map[schema.GroupVersionResource]*dirtySet {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	dirty := w.dirty
+	w.dirty = nil
+	return dirty
+}
+
 // Refresh is Refresh after Start; startFactories starts informers asked
 // for since (informer mode).
 func (w *World) Refresh(startFactories func()) {
 	w.t.Helper()
-	w.mu.Lock()
-	dirty := w.dirty
-	w.dirty = nil
-	w.mu.Unlock()
+	dirty := w.takeDirty()
 	w.IndexAll()
 	if !w.informers {
 		w.deliver(dirty)
