@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -413,5 +415,31 @@ func TestStorageKey(t *testing.T) {
 		if got := storageKey(&c.r, "ns", "a"); got != c.want {
 			t.Errorf("storageKey(%s): %q; want %q", c.r.GVR, got, c.want)
 		}
+	}
+}
+
+// The admission plugins that change a created pod run on its every update
+// too: an update that leaves out the tolerations and the priority a create
+// gave the pod gets them back, and changes nothing (the fuzzer's "Pod:
+// generation": the model bumped the generation where the server did not).
+func TestPodUpdateIsAdmitted(t *testing.T) {
+	w := fidelityWorld(t)
+	gvr := corev1.SchemeGroupVersion.WithResource("pods")
+	w.create(t, "v1/pods", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}})
+	created := w.get(t, "v1/pods", "p").(*corev1.Pod)
+	if len(created.Spec.Tolerations) != 2 || created.Spec.Priority == nil {
+		t.Fatalf("a created pod: tolerations %v, priority %v; want both admitted", created.Spec.Tolerations, created.Spec.Priority)
+	}
+	bare := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	_, changed, err := w.do(t, "v1/pods", clienttesting.NewUpdateAction(gvr, "ns", bare))
+	if err != nil || changed {
+		t.Errorf("update leaving out what admission gave: changed %v, %v; want a no-op", changed, err)
+	}
+	got := w.get(t, "v1/pods", "p").(*corev1.Pod)
+	if got.Generation != created.Generation || got.ResourceVersion != created.ResourceVersion {
+		t.Errorf("after the update: generation %d, resourceVersion %s; want %d, %s", got.Generation, got.ResourceVersion, created.Generation, created.ResourceVersion)
+	}
+	if d := cmp.Diff(created.Spec, got.Spec); d != "" {
+		t.Errorf("spec after the update (-created +got):\n%s", d)
 	}
 }

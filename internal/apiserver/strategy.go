@@ -121,7 +121,7 @@ var builtin = map[schema.GroupResource]strategy{
 	{Group: "apps", Resource: "daemonsets"}:                               {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate, fieldsView: daemonSetFieldsView},
 	{Group: "batch", Resource: "jobs"}:                                    {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
 	{Group: "batch", Resource: "cronjobs"}:                                {generation: genSpec},
-	{Group: "", Resource: "pods"}:                                         {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate},
+	{Group: "", Resource: "pods"}:                                         {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate, onUpdate: podUpdate},
 	{Group: "", Resource: "podtemplates"}:                                 {generation: genTemplate},
 	{Group: "", Resource: "replicationcontrollers"}:                       {generation: genSpec, gc: gcOrphan},
 	{Group: "", Resource: "events"}:                                       {gc: gcUnsupported, createOnUpdate: true},
@@ -285,6 +285,25 @@ func podCreate(obj runtime.Object) {
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
 }
 
+// podUpdate is what an update of a Pod (not of a subresource) goes through
+// besides the strategy's common steps: the same admission plugins as a
+// create (admitPod), which on an update keep the old pod's priority and
+// preemption policy where the new one leaves them out.
+func podUpdate(sub string, obj, old runtime.Object) {
+	pod, ok := obj.(*corev1.Pod)
+	oldPod, oldOK := old.(*corev1.Pod)
+	if sub != "" || !ok || !oldOK {
+		return
+	}
+	addNoExecuteTolerations(pod)
+	if pod.Spec.Priority == nil {
+		pod.Spec.Priority = oldPod.Spec.Priority
+	}
+	if pod.Spec.PreemptionPolicy == nil {
+		pod.Spec.PreemptionPolicy = oldPod.Spec.PreemptionPolicy
+	}
+}
+
 // admitPod applies to a created pod the mutating admission plugins
 // kube-apiserver enables by default that change every pod
 // (k8s.io/kubernetes/plugin/pkg/admission):
@@ -303,6 +322,22 @@ func podCreate(obj runtime.Object) {
 //
 // Seeds do not go through it: a seed is the world as the test writes it.
 func admitPod(pod *corev1.Pod) {
+	addNoExecuteTolerations(pod)
+	value, known := systemPriorities[pod.Spec.PriorityClassName]
+	if !known {
+		return
+	}
+	if pod.Spec.Priority == nil {
+		pod.Spec.Priority = ptr.To(value)
+	}
+	if pod.Spec.PreemptionPolicy == nil {
+		pod.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
+	}
+}
+
+// addNoExecuteTolerations is DefaultTolerationSeconds, on a pod's create
+// and on its every update.
+func addNoExecuteTolerations(pod *corev1.Pod) {
 	notReady, unreachable := false, false
 	for _, t := range pod.Spec.Tolerations {
 		if t.Effect != corev1.TaintEffectNoExecute && t.Effect != "" {
@@ -316,16 +351,6 @@ func admitPod(pod *corev1.Pod) {
 	}
 	if !unreachable {
 		pod.Spec.Tolerations = append(pod.Spec.Tolerations, noExecuteFor300s(corev1.TaintNodeUnreachable))
-	}
-	value, known := systemPriorities[pod.Spec.PriorityClassName]
-	if !known {
-		return
-	}
-	if pod.Spec.Priority == nil {
-		pod.Spec.Priority = ptr.To(value)
-	}
-	if pod.Spec.PreemptionPolicy == nil {
-		pod.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
 	}
 }
 
