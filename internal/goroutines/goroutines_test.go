@@ -351,3 +351,31 @@ func TestQuietSkipsAfterMissesInARow(t *testing.T) {
 		t.Errorf("after a quiet wait, %d misses in a row, want 0", got)
 	}
 }
+
+// A dump's buffer starts at the size the last dump needed: the pool loses
+// its buffers at garbage collections, and each size a new small buffer
+// outgrew would cost a dump of every goroutine.
+func TestDumpStartsAtTheSizeItNeeded(t *testing.T) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2000 {
+		wg.Go(func() { <-done })
+	}
+	defer func() { close(done); wg.Wait() }()
+	calls := 0
+	stack := stackAll
+	stackAll = func(buf []byte) int { calls++; return stack(buf) }
+	defer func() { stackAll = stack }()
+
+	dump(func([]byte) {})                     // learns the size
+	stackBufs = sync.Pool{New: stackBufs.New} // as a garbage collection leaves it
+	calls = 0
+	dump(func(b []byte) {
+		if !strings.Contains(string(b), "TestDumpStartsAtTheSizeItNeeded") {
+			t.Error("the dump lacks the test's own goroutine")
+		}
+	})
+	if calls != 1 {
+		t.Errorf("a dump with a fresh buffer took %d stack dumps of 2,000 goroutines; want 1", calls)
+	}
+}
