@@ -63,9 +63,10 @@
 // server cannot seed a deletion, a creationTimestamp, an empty selector in
 // apps/v1 or an unparseable schedule; admission plugins and the
 // StatefulSet strategy add fields to created claims, which the controller
-// does not read (pods are admitted on both sides: the model gives a
-// created pod DefaultTolerationSeconds' tolerations, Priority's priority
-// and preemption policy and its QoS class, and the rows seed pods so);
+// does not read (pods are admitted on both sides: with the server's
+// defaults the model gives a pod, created or seeded, DefaultTolerationSeconds'
+// tolerations, Priority's priority and preemption policy and its QoS
+// class);
 // generated pod names and event objects differ; an order a controller
 // takes from a map varies; a DaemonSet's status counts what its informer
 // has delivered.

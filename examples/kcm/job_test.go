@@ -70,7 +70,7 @@ func jobTable() fixture.Table[string] {
 		Wire:          Job,
 		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithClock(fixedClock())},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          admittedRows(jobRows()),
+		Rows:          jobRows(),
 	}
 }
 

@@ -29,7 +29,7 @@ import (
 // DaemonSet without its template-generation annotation, nodes without the
 // not-ready taint of TaintNodesByCondition admission, pods without the
 // tolerations, priority, preemption policy and QoS class the server gives
-// them (every table's seeded pods are admitted: pods_test.go).
+// them (the model now admits seeded pods too, with the server's defaults).
 // Fixed in the comparison: a CronJob's status.active names its Jobs by
 // uid, which the server seeding now carries (the statuses are written once
 // every seed is created, with the server's uids), and a Job the sync
@@ -44,7 +44,8 @@ import (
 // guards). Known, because they are not the controllers' verdicts:
 // the StatefulSet strategy and admission plugins add fields to the claims
 // the controller creates, which it does not read (pods, created or seeded,
-// are admitted on both sides: pods_test.go's admit); the server
+// are admitted on both sides: the model admits them with the server's
+// defaults); the server
 // names generateName pods at random and the broadcaster names event
 // objects after the time it records them; the Job controller lists a
 // finished Job's pods in its lister's order; and a DaemonSet's

@@ -45,7 +45,8 @@ func newRS(replicas int32) *appsv1.ReplicaSet {
 }
 
 // rsPod is upstream's newPod: a pod of rs's labels in phase, Ready when
-// Running, controlled by rs when owned (the table admits it: see admit).
+// Running, controlled by rs when owned (the model admits it as kube-apiserver would: the table has the
+// server's defaults).
 func rsPod(name string, rs *appsv1.ReplicaSet, phase corev1.PodPhase, owned bool) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: rs.Namespace, UID: types.UID(name + "-uid"), Labels: rs.Spec.Selector.MatchLabels},
@@ -94,7 +95,7 @@ func replicaSetTable() fixture.Table[string] {
 		Wire:          ReplicaSet(rsBurst),
 		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          admittedRows(replicaSetRows()),
+		Rows:          replicaSetRows(),
 	}
 }
 

@@ -97,7 +97,7 @@ func statefulSetTable() fixture.Table[string] {
 		Wire:          StatefulSet,
 		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithClock(fixedClock())},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          admittedRows(append(statefulSetRows(), newestSortingFirstRow())),
+		Rows:          append(statefulSetRows(), newestSortingFirstRow()),
 	}
 }
 

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -89,9 +90,20 @@ func (m *Model) validate(r *Resource, obj, old runtime.Object, sub string) error
 // its create: obj is defaulted in place (pass a copy) and validated; the
 // error is the server's answer to the create. Seeds are admitted before
 // Seed fills their server-set metadata.
+//
+// With the server's defaults (Admission.Default), a seeded Pod is also
+// held as the server holds a created pod: with what the admission plugins
+// give every pod (admitPod), and the QoS class its strategy computes
+// where the seed's status names none (its status updates keep it).
 func (m *Model) Admit(r *Resource, obj runtime.Object) error {
 	if err := m.defaults(r, obj); err != nil {
 		return err
+	}
+	if pod, ok := obj.(*corev1.Pod); ok && !r.Custom && m.Admission.Default != nil {
+		admitPod(pod)
+		if pod.Status.QOSClass == "" {
+			pod.Status.QOSClass = qosClass(pod)
+		}
 	}
 	return m.validate(r, obj, nil, "")
 }

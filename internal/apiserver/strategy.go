@@ -285,14 +285,26 @@ func podCreate(obj runtime.Object) {
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
 }
 
-// podUpdate is what an update of a Pod (not of a subresource) goes through
-// besides the strategy's common steps: the same admission plugins as a
-// create (admitPod), which on an update keep the old pod's priority and
-// preemption policy where the new one leaves them out.
+// podUpdate is what an update of a Pod goes through besides the
+// strategy's common steps: the same admission plugins as a create
+// (admitPod), which on an update keep the old pod's priority and
+// preemption policy where the new one leaves them out; an update of its
+// status keeps the QoS class where the new status names none.
 func podUpdate(sub string, obj, old runtime.Object) {
 	pod, ok := obj.(*corev1.Pod)
 	oldPod, oldOK := old.(*corev1.Pod)
-	if sub != "" || !ok || !oldOK {
+	if !ok || !oldOK {
+		return
+	}
+	if sub == "status" {
+		// The status strategy backfills the QoS class, which only a create
+		// sets.
+		if pod.Status.QOSClass == "" {
+			pod.Status.QOSClass = oldPod.Status.QOSClass
+		}
+		return
+	}
+	if sub != "" {
 		return
 	}
 	addNoExecuteTolerations(pod)
@@ -320,7 +332,8 @@ func podUpdate(sub string, obj, old runtime.Object) {
 //     priority or preemption policy other than its class's is kept (the
 //     server forbids it).
 //
-// Seeds do not go through it: a seed is the world as the test writes it.
+// Seeds go through it only with the server's defaults (Model.Admit): a
+// seed is otherwise the world as the test writes it.
 func admitPod(pod *corev1.Pod) {
 	addNoExecuteTolerations(pod)
 	value, known := systemPriorities[pod.Spec.PriorityClassName]
