@@ -45,6 +45,31 @@ func Status(obj runtime.Object) any {
 	return MaskVolatile(u)
 }
 
+// SameStatus reports whether a and b, objects of one type, hold statuses
+// that are deeply equal as they are, before MaskVolatile: Status then
+// gives the same for both, and need not convert either. False says
+// nothing: their statuses may still differ only in what Status masks.
+func SameStatus(a, b runtime.Object) bool {
+	if ua, ok := a.(runtime.Unstructured); ok {
+		ub, ok := b.(runtime.Unstructured)
+		return ok && reflect.DeepEqual(ua.UnstructuredContent()["status"], ub.UnstructuredContent()["status"])
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() || va.Kind() != reflect.Pointer || va.IsNil() || vb.IsNil() || va.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	field, ok := statusFieldOf(va.Elem().Type())
+	switch {
+	case !ok:
+		return false
+	case field == nil: // the type has no status
+		return true
+	}
+	// Pointers to the two fields: DeepEqual compares what they point to,
+	// and boxing a pointer copies no status.
+	return reflect.DeepEqual(va.Elem().FieldByIndex(field).Addr().Interface(), vb.Elem().FieldByIndex(field).Addr().Interface())
+}
+
 // statusFields caches statusFieldOf.
 var statusFields sync.Map // reflect.Type → statusField
 

@@ -111,3 +111,43 @@ type (
 
 func (p *phased) DeepCopyObject() runtime.Object  { c := *p; return &c }
 func (w *wrapped) DeepCopyObject() runtime.Object { c := *w; return &c }
+
+// TestSameStatus: SameStatus is true only where Status gives the same for
+// both objects, and true for equal statuses of typed objects, of types
+// without a status and of unstructured objects.
+func TestSameStatus(t *testing.T) {
+	started := metav1.NewTime(time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC))
+	later := metav1.NewTime(started.Add(time.Hour))
+	job := func(active int32, at *metav1.Time) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j"}, Status: batchv1.JobStatus{Active: active, StartTime: at}}
+	}
+	u := func(replicas int64) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"kind": "Widget", "status": map[string]any{"replicas": replicas}}}
+	}
+	for _, tt := range []struct {
+		name      string
+		a, b      runtime.Object
+		same      bool // SameStatus must say so
+		mayDiffer bool // SameStatus may be false though Status is equal
+	}{
+		{name: "equal typed", a: job(1, &started), b: job(1, &started), same: true},
+		{name: "other count", a: job(1, &started), b: job(2, &started)},
+		{name: "other time: masked by Status, not by SameStatus", a: job(1, &started), b: job(1, &later), mayDiffer: true},
+		{name: "no status field", a: &corev1.ConfigMap{Data: map[string]string{"a": "b"}}, b: &corev1.ConfigMap{}, same: true},
+		{name: "equal unstructured", a: u(2), b: u(2), same: true},
+		{name: "other unstructured", a: u(2), b: u(3)},
+		{name: "other types", a: job(0, nil), b: &appsv1.Deployment{}},
+		{name: "status in an embedded struct", a: &wrapped{}, b: &wrapped{}, mayDiffer: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SameStatus(tt.a, tt.b)
+			statusEqual := reflect.DeepEqual(Status(tt.a), Status(tt.b))
+			if got && !statusEqual {
+				t.Fatalf("SameStatus = true, but Status differs: %v, %v", Status(tt.a), Status(tt.b))
+			}
+			if got != tt.same && !(tt.mayDiffer && !got) {
+				t.Errorf("SameStatus = %v, want %v", got, tt.same)
+			}
+		})
+	}
+}
