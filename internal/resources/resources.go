@@ -20,8 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
-	kubescheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 // Info describes one type a clientset serves.
@@ -256,11 +254,20 @@ func (t *Table) Infos() []*Info { return t.infos }
 // GroupVersions returns the sorted group/versions the table serves.
 func (t *Table) GroupVersions() []string { return t.groups }
 
-// Kube returns the table of client-go's kubernetes.Interface, computed once.
+//go:generate go run ../../hack/kube-resources -o zz_generated.kube.go
+
+// Kube returns the table of client-go's kubernetes.Interface, built once
+// from the one hack/kube-resources generated off it (kubeInfos), so that
+// a test binary that registers no clientset of its own never reaches
+// FromClientset: its reflect.Type.Method calls make the linker keep every
+// exported method of every type converted to an interface (see
+// hack/binary-size.sh). TestKubeTableIsGenerated fails when the generated
+// table is not FromClientset's.
 var Kube = sync.OnceValue(func() *Table {
-	t, err := FromClientset(reflect.TypeFor[kubernetes.Interface](), kubescheme.Scheme)
-	if err != nil {
-		panic(fmt.Sprintf("resources: reading kubernetes.Interface: %v", err))
+	t := newTable()
+	for _, in := range kubeInfos() {
+		t.add(in)
 	}
+	t.finish()
 	return t
 })

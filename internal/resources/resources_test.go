@@ -9,6 +9,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/google/go-cmp/cmp"
 
 	samplev1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned"
@@ -75,5 +79,26 @@ func TestFromClientsetErrors(t *testing.T) {
 	}
 	if _, err := FromClientset(reflect.TypeFor[interface{ Foo() }](), samplescheme.Scheme); err == nil {
 		t.Error("empty interface: want an error")
+	}
+}
+
+// The generated table of client-go's kubernetes clientset is the one
+// FromClientset reads off its interface: run go generate ./internal/resources
+// after a client-go upgrade.
+func TestKubeTableIsGenerated(t *testing.T) {
+	want, err := FromClientset(reflect.TypeFor[kubernetes.Interface](), kubescheme.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Infos(), Kube().Infos(), cmp.Comparer(func(a, b reflect.Type) bool { return a == b })); diff != "" {
+		t.Fatalf("zz_generated.kube.go is stale (go generate ./internal/resources) (-FromClientset +generated):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.GroupVersions(), Kube().GroupVersions()); diff != "" {
+		t.Errorf("group versions (-FromClientset +generated):\n%s", diff)
+	}
+	for _, in := range want.Infos() {
+		if got, _ := Kube().ForType(in.Type); got == nil || got.GVR != in.GVR {
+			t.Errorf("ForType(%v) = %v, want %v", in.Type, got, in.GVR)
+		}
 	}
 }
