@@ -37,11 +37,15 @@ func TestSequencesOnTheModel(t *testing.T) {
 
 // BenchmarkModelRequests runs the fixed seeds' sequences on the model
 // alone and reports its rate as the fuzzer measures it (the time in the
-// requests, not in the reads that observe them): profile the model side
+// requests, not in the reads that observe them), and what a request
+// allocates (allocs/request, B/request; allocs/op and B/op count the
+// whole round: the fixture and the reads too): profile the model side
 // with -cpuprofile and pprof -focus=send.
 func BenchmarkModelRequests(b *testing.B) {
+	b.ReportAllocs()
 	var elapsed time.Duration
 	requests := 0
+	heap := newHeapCount()
 	for i := 0; b.Loop(); i++ {
 		// A fresh world each round, as the fuzzer's: in one that grows
 		// round after round, every list scans more.
@@ -50,7 +54,7 @@ func BenchmarkModelRequests(b *testing.B) {
 		for _, seed := range fixedSeeds {
 			seq := generate(seed)
 			s := &side{name: "model", dyn: f.Dynamic(), kube: f.Kube(), ns: fmt.Sprintf("fz-bench-%d-%d", i, seed%1000),
-				rvs: map[string][]string{}, gen: map[string]string{}, uids: map[string]string{}}
+				rvs: map[string][]string{}, gen: map[string]string{}, uids: map[string]string{}, heap: heap}
 			for _, o := range seq.ops {
 				s.do(b.Context(), seq, o)
 			}
@@ -60,4 +64,6 @@ func BenchmarkModelRequests(b *testing.B) {
 		op.Done()
 	}
 	b.ReportMetric(float64(requests)/elapsed.Seconds(), "requests/s")
+	b.ReportMetric(float64(heap.objects)/float64(requests), "allocs/request")
+	b.ReportMetric(float64(heap.bytes)/float64(requests), "B/request")
 }
