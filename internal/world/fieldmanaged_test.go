@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,10 +18,10 @@ import (
 )
 
 // TestUnstructuredInputIsTheSameValue: structured-merge-diff reads a typed
-// object handed over as its unstructured form as the same value, with the
-// same fields, as the object itself: times, quantities, int-or-strings,
-// bytes, nil and empty fields, managed fields, with client-go's schema
-// and a deduced one; and fails the same objects.
+// object with managed fields handed over as its unstructured form as the
+// same value, with the same fields, as the object itself: times,
+// quantities, int-or-strings, bytes, nil and empty fields, managed fields,
+// with client-go's schema and a deduced one; and fails the same objects.
 func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 	replicas := int32(2)
 	grace := int64(0)
@@ -67,6 +68,13 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 		"deduced":   managedfields.NewDeducedTypeConverter(),
 	}
 	refused := 0
+	// An object without managed fields is handed over as it is: give
+	// each one an entry.
+	for _, obj := range objs[1:] {
+		m, _ := meta.Accessor(obj)
+		m.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:name":{}}}`)}}})
+	}
 	for name, inner := range converters {
 		in := unstructuredInput{inner, &fieldsV1Memo{}}
 		for _, obj := range objs {
