@@ -33,7 +33,7 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 				CreationTimestamp: metav1.Unix(1767225600, 0), Generation: 3, ResourceVersion: "7", UID: "u",
 				ManagedFields: []metav1.ManagedFieldsEntry{
 					{Manager: "m", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", FieldsType: "FieldsV1",
-						FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}},
+						FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)},
 					{Manager: "n", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", Subresource: "status"},
 				}},
 			Spec: appsv1.DeploymentSpec{
@@ -73,7 +73,7 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 	for _, obj := range objs[1:] {
 		m, _ := meta.Accessor(obj)
 		m.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:name":{}}}`)}}})
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:name":{}}}`)}})
 	}
 	for name, inner := range converters {
 		in := unstructuredInput{inner, &fieldsV1Memo{}}
