@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +38,45 @@ type side struct {
 	// sequence's requests (not the reads that observe them).
 	elapsed  time.Duration
 	requests int
+	// heap, when set, counts what the requests allocate.
+	heap *heapCount
+}
+
+// heapCount is what requests allocated: objects (as testing's allocs/op
+// counts them, tiny ones too) and bytes.
+type heapCount struct {
+	objects, bytes uint64
+	samples        []metrics.Sample
+}
+
+func newHeapCount() *heapCount {
+	return &heapCount{samples: []metrics.Sample{
+		{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/tiny/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}}
+}
+
+// read returns the allocations of the process so far.
+func (h *heapCount) read() (objects, bytes uint64) {
+	metrics.Read(h.samples)
+	return h.samples[0].Value.Uint64() + h.samples[1].Value.Uint64(), h.samples[2].Value.Uint64()
+}
+
+// timer starts timing a request; the func it returns stops it. With
+// s.heap, the request's allocations are counted too (outside the time).
+func (s *side) timer() func() {
+	var objects, bytes uint64
+	if s.heap != nil {
+		objects, bytes = s.heap.read()
+	}
+	start := time.Now()
+	return func() {
+		s.elapsed += time.Since(start)
+		s.requests++
+		if s.heap != nil {
+			o, b := s.heap.read()
+			s.heap.objects += o - objects
+			s.heap.bytes += b - bytes
+		}
+	}
 }
 
 // state is what one request did on a side: its answer and the objects of
@@ -298,10 +338,9 @@ func (s *side) send(ctx context.Context, r resource, o op) (*unstructured.Unstru
 		dry = []string{metav1.DryRunAll}
 	}
 	timed := func(fn func() (*unstructured.Unstructured, error)) (*unstructured.Unstructured, []string, error) {
-		start := time.Now()
+		stop := s.timer()
 		u, err := fn()
-		s.elapsed += time.Since(start)
-		s.requests++
+		stop()
 		return u, nil, err
 	}
 	switch o.Verb {
@@ -323,10 +362,9 @@ func (s *side) send(ctx context.Context, r resource, o op) (*unstructured.Unstru
 	case "get":
 		return timed(func() (*unstructured.Unstructured, error) { return c.Get(ctx, o.Name, metav1.GetOptions{}) })
 	case "list":
-		start := time.Now()
+		stop := s.timer()
 		list, err := c.List(ctx, metav1.ListOptions{LabelSelector: o.Labels, FieldSelector: o.Fields})
-		s.elapsed += time.Since(start)
-		s.requests++
+		stop()
 		if err != nil {
 			return nil, nil, err
 		}
