@@ -99,7 +99,7 @@ func (m *Model) Admit(r *Resource, obj runtime.Object) error {
 	if err := m.defaults(r, obj); err != nil {
 		return err
 	}
-	if pod, ok := obj.(*corev1.Pod); ok && !r.Custom && m.Admission.Default != nil {
+	if pod, ok := obj.(*corev1.Pod); ok && !r.Custom && m.Admission != nil && m.Admission.Default != nil {
 		admitPod(pod)
 		if pod.Status.QOSClass == "" {
 			pod.Status.QOSClass = qosClass(pod)
