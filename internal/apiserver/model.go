@@ -48,8 +48,10 @@ type Store interface {
 
 // FieldManager tracks managed fields and computes server-side applies
 // (k8s.io/apimachinery/pkg/util/managedfields.FieldManager, one per kind).
-// Apply leaves liveObj as it is (the model goes on with it as the stored
-// object) and returns an object that shares nothing with it.
+// Apply and Update leave liveObj as it is (the model goes on with it as
+// the stored object); Apply returns an object that shares nothing with it.
+// Update may change newObj (it may set its managed fields and return it):
+// the model passes a copy of its own.
 type FieldManager interface {
 	Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error)
 	Apply(liveObj, appliedObj runtime.Object, manager string, force bool) (runtime.Object, error)

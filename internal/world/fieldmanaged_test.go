@@ -3,6 +3,9 @@ package world
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -104,5 +108,47 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 	}
 	if refused == 0 {
 		t.Error("no object was refused: the errors are not tested")
+	}
+}
+
+// The field managers read the live object as it is (uncopied: no copy
+// where it is of its kind's version already) and never change it: it is
+// the stored object, shared with every reader. (The new object of an
+// update they may change: the model passes a copy of its own.)
+func TestFieldManagersChangeNotTheirInputs(t *testing.T) {
+	fms := NewFieldManagers(scheme.Scheme, func() managedfields.TypeConverter { return applyconfigurations.NewTypeConverter(scheme.Scheme) })
+	gvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	fm, err := fms.forWrite(gvk, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := int32(1)
+	live := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", ResourceVersion: "3"},
+		Spec:       appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
+	}
+	// A first update by one manager gives the live object managed fields.
+	next := live.DeepCopy()
+	next.Labels = map[string]string{"a": "b"}
+	out, err := fm.Update(live, next, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live = out.(*appsv1.Deployment)
+	liveBefore := live.DeepCopy()
+
+	sent := live.DeepCopy()
+	sent.ManagedFields = nil
+	sent.Spec.Replicas = ptr.To[int32](3)
+	if _, err := fm.Update(live, sent, "second"); err != nil {
+		t.Fatal(err)
+	}
+	applied := &appsv1.Deployment{TypeMeta: live.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", Labels: map[string]string{"c": "d"}}}
+	if _, err := fm.Apply(live, applied, "third", true); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(live, liveBefore) {
+		t.Errorf("the field manager changed the live object:\n%s", cmp.Diff(liveBefore, live))
 	}
 }
