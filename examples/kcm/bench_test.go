@@ -25,7 +25,11 @@ package kcm
 //     broadcaster), with the server's defaults (WithDefaulting);
 //   - impl=ctrltest-sync: fixture.New with the row's options and objects,
 //     the same wiring, one fixture.Sync and a DiffActions of the row's
-//     writes.
+//     writes;
+//   - impl=ctrltest-sync-noleaks: ctrltest-sync with the leak check off
+//     (fixture.WithChecks(fixture.Checks{Leaks: fixture.Off})): its one
+//     stack dump per fixture costs in proportion to every goroutine of the
+//     process (docs/performance.md).
 //
 // For the Job controller, impl=upstream is job_controller_test.go's
 // TestControllerSyncJob as it runs a case: a real clientset for an empty
@@ -155,8 +159,12 @@ func (s kcmScenario) run(tb testing.TB, impl string, table fixture.Table[string]
 		return s.upstream(t, row)
 	case "ctrltest-row":
 		res = table.RunRow(t, row)
-	case "ctrltest-sync":
-		f := fixture.New(t, append(append([]fixture.Option(nil), table.Options...), fixture.WithObjects(row.Objects...))...)
+	case "ctrltest-sync", "ctrltest-sync-noleaks":
+		opts := append(append([]fixture.Option(nil), table.Options...), fixture.WithObjects(row.Objects...))
+		if impl == "ctrltest-sync-noleaks" {
+			opts = append(opts, fixture.WithChecks(fixture.Checks{Leaks: fixture.Off}))
+		}
+		f := fixture.New(t, opts...)
 		res = fixture.Sync(f, table.Wire(f), row.Key)
 		if d := res.DiffActions(row.WantActions, table.ActionOptions...); d != "" {
 			t.Errorf("sync %q: actions mismatch (-want +got):\n%s", row.Key, d)
@@ -178,7 +186,7 @@ func writeString(verb, resource, subresource string) string {
 	return verb + " " + resource
 }
 
-var kcmImpls = []string{"upstream", "ctrltest-row", "ctrltest-sync"}
+var kcmImpls = []string{"upstream", "ctrltest-row", "ctrltest-sync", "ctrltest-sync-noleaks"}
 
 // kcmGoroutines are the numbers of unrelated goroutines BenchmarkKCM runs
 // each variant beside: issue 20 wants a sync's cost not to grow with

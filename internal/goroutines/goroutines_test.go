@@ -387,3 +387,98 @@ func TestDumpStartsAtTheSizeItNeeded(t *testing.T) {
 		t.Errorf("a dump with a fresh buffer took %d stack dumps of 2,000 goroutines; want 1", calls)
 	}
 }
+
+// A request's end (Served) cuts a pause short: the broadcaster that wrote
+// the request's event is microseconds from parking, where the pause's
+// sleep would last a millisecond or more.
+func TestServedEndsThePause(t *testing.T) {
+	w := &Watch{served: make(chan struct{}, 1)}
+	w.Served() // nobody waits: a signal is kept, never blocks
+	w.Served()
+	<-w.served
+	go func() {
+		time.Sleep(time.Millisecond)
+		w.Served()
+	}()
+	w.pause(time.Minute) // broken, the test would wait the minute out
+	if got := w.servedWakes.Load(); got != 1 {
+		t.Errorf("the pause ended %d time(s) at a request's end, want 1", got)
+	}
+}
+
+// awaitExits yields until the goroutines a test's cleanups stopped have
+// exited, and gives up on goroutines that stay.
+func TestAwaitExits(t *testing.T) {
+	// parked starts n goroutines that wait for stop, and returns once all
+	// of them are waiting: as a fixture's are when its cleanups stop them.
+	parked := func(n int, stop chan struct{}) (before int, wg *sync.WaitGroup) {
+		var started sync.WaitGroup
+		wg = new(sync.WaitGroup)
+		started.Add(n)
+		for range n {
+			wg.Go(func() {
+				started.Done()
+				<-stop
+			})
+		}
+		started.Wait()
+		// Counted now, not before: an earlier test's goroutine that is
+		// still exiting only makes the count fall further.
+		return runtime.NumGoroutine() - n, wg
+	}
+
+	stop := make(chan struct{})
+	before, wg := parked(20, stop)
+	w := &Watch{live0: before}
+	close(stop)
+	if !awaitExits([]*Watch{w}) {
+		t.Errorf("awaitExits = false after 20 goroutines were stopped (%d goroutines, %d before them)", runtime.NumGoroutine(), before)
+	} else if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("awaitExits = true with %d goroutines, %d before the 20", n, before)
+	}
+	wg.Wait()
+
+	stay := make(chan struct{})
+	before, wg = parked(5, stay)
+	defer wg.Wait()
+	defer close(stay)
+	if awaitExits([]*Watch{{live0: before}}) {
+		t.Error("awaitExits = true while 5 goroutines the test started stay parked")
+	}
+}
+
+// marking reads the runtime's counters as soleRunner relies on: even
+// between collections, odd while one marks.
+func TestMarkingFollowsTheCollector(t *testing.T) {
+	runtime.GC() // returns once the mark is over
+	if st, ok := readSched(); !ok {
+		t.Fatal("this runtime lacks a metric soleRunner reads")
+	} else if st.marking() {
+		t.Fatalf("marking() after runtime.GC returned: %d stops of the world for %d collections", st.gcStops, st.gcCycles)
+	}
+	seen := false
+	for range 100 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runtime.GC()
+		}()
+	poll:
+		for {
+			select {
+			case <-done:
+				break poll
+			default:
+				if st, _ := readSched(); st.marking() {
+					seen = true
+				}
+			}
+		}
+		if seen {
+			break
+		}
+	}
+	if !seen {
+		t.Error("marking() was never true during 100 collections")
+	}
+}

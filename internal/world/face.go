@@ -47,10 +47,12 @@ type Config struct {
 	Admission       Admission
 	// Objects are the seeds, in order (not yet typed: see Seed).
 	Objects []runtime.Object
-	// InFlight counts the requests being served; OnEvent is told of every
-	// event the controller's broadcasters write, with the time an
+	// InFlight counts the requests being served, and OnServed, when set, is
+	// called each time the last of them has been served; OnEvent is told of
+	// every event the controller's broadcasters write, with the time an
 	// events.k8s.io event was observed (zero for core/v1 events).
 	InFlight *atomic.Int64
+	OnServed func()
 	OnEvent  func(e EventRecord, at time.Time)
 }
 
@@ -66,6 +68,7 @@ func New(c Config) (*World, error) {
 		timeout:   c.Timeout,
 		informers: c.Informers,
 		inFlight:  c.InFlight,
+		onServed:  c.OnServed,
 		onEvent:   c.OnEvent,
 	}
 	switch {
