@@ -97,8 +97,9 @@ func Start(ctx context.Context, binDir string) (s *Server, err error) {
 		// 1.37 exits with --advertise-address=127.0.0.1; no endpoint
 		// reconciler needs one.
 		"--endpoint-reconciler-type", "none",
-		// Each Service takes an address of it for good: nothing deletes a
-		// fuzzer's (make fuzz: about 1,000 in 12 minutes; a /24 ran out).
+		// Each Service keeps an address of it for the server's life:
+		// nothing deletes the fuzzer's (a /24 ran out within 12 minutes of
+		// make fuzz).
 		"--service-cluster-ip-range", "10.0.0.0/16",
 		// No controller manager runs: nothing makes the ServiceAccount
 		// "default" of a namespace, which this plugin waits for before it
