@@ -54,6 +54,18 @@ func TestServerStartsAndStops(t *testing.T) {
 	if _, err := client.CoreV1().Namespaces().Create(t.Context(), nsNamed("parity-smoke"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("creating a namespace: %v", err)
 	}
+	// Every Service keeps a cluster IP for the server's life: a long make
+	// fuzz makes more than the 253 a /24 holds ("range is full").
+	for i := range 300 {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("svc-%d", i)},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+		}
+		if _, err := client.CoreV1().Services("parity-smoke").Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+			t.Errorf("creating Service %d of 300: %v", i+1, err)
+			break
+		}
+	}
 	pids := []int{}
 	for _, p := range s.procs {
 		pids = append(pids, p.cmd.Process.Pid)
