@@ -48,6 +48,8 @@ type Table struct {
 	byGVK  map[schema.GroupVersionKind]*Info
 	byGVR  map[schema.GroupVersionResource]*Info
 	groups []string
+	// apiGroups holds the API groups of groups ("" is the core group).
+	apiGroups map[string]bool
 }
 
 var (
@@ -200,7 +202,9 @@ func (t *Table) add(in *Info) {
 
 func (t *Table) finish() {
 	seen := map[string]bool{}
+	t.apiGroups = map[string]bool{}
 	for _, in := range t.infos {
+		t.apiGroups[in.GVK.Group] = true
 		g := in.GVK.GroupVersion().String()
 		if !seen[g] {
 			seen[g] = true
@@ -253,6 +257,17 @@ func (t *Table) Infos() []*Info { return t.infos }
 
 // GroupVersions returns the sorted group/versions the table serves.
 func (t *Table) GroupVersions() []string { return t.groups }
+
+// ServesGroup reports whether the table serves a version of the API group
+// ("" is the core group).
+func (t *Table) ServesGroup(group string) bool { return t.apiGroups[group] }
+
+// IsBuiltIn reports whether kube-apiserver serves the API group itself
+// (Kube's table: the groups of client-go's kubernetes.Interface), not
+// through a CustomResourceDefinition. It reads no scheme: a controller
+// that registers its own types in client-go's scheme.Scheme (as
+// sample-controller does, for its events) leaves the answer as it is.
+func IsBuiltIn(group string) bool { return Kube().ServesGroup(group) }
 
 //go:generate go run ../../hack/kube-resources -o zz_generated.kube.go
 
