@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strconv"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,6 +50,8 @@ type Informer struct {
 	// ones events go to (reading them costs a walk of client-go's
 	// processor, done once per batch of events, not per event).
 	ls []clientgo.Listener
+	// calls counts the handler calls made.
+	calls atomic.Int64
 }
 
 // Revision is the resourceVersion of a change, as a number; 0 when the
@@ -358,6 +361,10 @@ func (in *Informer) listeners() ([]clientgo.Listener, map[cache.ResourceEventHan
 // Handlers is the number of handlers seen registered on the informer.
 func (in *Informer) Handlers() int { return len(in.seen) }
 
+// Calls is the number of calls of a handler the informer has made: one
+// per handler and event.
+func (in *Informer) Calls() int { return int(in.calls.Load()) }
+
 // Blind reports whether the informer's handlers cannot be reached (it is
 // not client-go's shared informer): its store is fed, its handlers not.
 func (in *Informer) Blind() bool {
@@ -374,6 +381,7 @@ func (in *Informer) call(l clientgo.Listener, what string, obj any, fn func()) (
 			err = &PanicError{Informer: in.Name, Handler: fmt.Sprintf("%T", l.Handler), Event: what, Object: describe(obj), Value: p, Stack: debug.Stack()}
 		}
 	}()
+	in.calls.Add(1)
 	fn()
 	return nil
 }

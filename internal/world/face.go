@@ -219,6 +219,18 @@ func (w *World) HasHandlers() bool {
 	return false
 }
 
+// HandlerCalls is the number of calls of an event handler the world has
+// made (one per handler and event) through the informers it feeds.
+func (w *World) HandlerCalls() int {
+	w.feedMu.Lock()
+	defer w.feedMu.Unlock()
+	n := 0
+	for _, fi := range w.fedOrder {
+		n += fi.Calls()
+	}
+	return n
+}
+
 // PrependReactor adds a reactor to every clientset that serves resource
 // (see fixture.Fixture.PrependReactor); it reports false when none does.
 func (w *World) PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc) bool {
