@@ -154,7 +154,7 @@ func TestStaleCacheDamageIsCaught(t *testing.T) {
 		wording string
 	}{
 		{"Canary", canary, canaryRow, []string{"own-writes: duplicate"}, "2 pods in default are controlled by Deployment web"},
-		{"Tagger", tagger, taggerRow, []string{"other-writer: lost update"}, "lost the annotation ctrltest.dev/other-writer"},
+		{"Tagger", tagger, taggerRow, []string{"other-writer: lost update"}, "lost the annotation, label and finalizer ctrltest.dev/other-writer"},
 		{"Reaper", reaper, reaperRow, []string{"not-in-cache: lost object"}, "pods default/web-worker was deleted"},
 		{"Census", census, censusRow, []string{"own-writes: wrong status", "not-in-cache: wrong status"}, "deployments default/web settled with another status than without the lag, and never recovers"},
 	} {
