@@ -92,6 +92,7 @@ func TestEventOrderFailuresAreCaught(t *testing.T) {
 				want = []string{
 					"coalesced: configmaps default/web-images lost default/web",
 					"relist: panic",
+					"handlers: panic",
 				}
 			}
 			if d := cmp.Diff(want, got); d != "" {

@@ -245,6 +245,16 @@ func (in *Informer) Resync() error {
 	return nil
 }
 
+// Objects returns the objects of the informer's store in key order.
+func (in *Informer) Objects() []any { return in.sortedObjects() }
+
+// Call gives one event, what, about obj to every handler the last CatchUp
+// found (fn calls one handler), without changing the store, after telling
+// Tell; a handler's panic is returned (a *PanicError).
+func (in *Informer) Call(what string, obj any, fn func(cache.ResourceEventHandler)) error {
+	return in.each(what, obj, fn)
+}
+
 // sortedObjects returns the objects of the informer's store in key order.
 func (in *Informer) sortedObjects() []any {
 	store := in.Informer.GetStore()

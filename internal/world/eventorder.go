@@ -2,6 +2,8 @@ package world
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/internal/feed"
 )
@@ -117,6 +119,36 @@ func (w *World) Resync(tell func(Told)) error {
 	for _, fi := range w.telling(fs, tell) {
 		if err := w.delivering(fi.Resync); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// Probe gives every object of every fed informer's store to visit,
+// informer by informer in the order the controller asked for them and in
+// key order, with the informer's name and a function that gives one event
+// about an object to the informer's event handlers (see
+// feed.Informer.Call) as the world delivers events: what they put on a
+// queue spy meanwhile is theirs. The stores do not change. It returns the
+// first error visit returns.
+func (w *World) Probe(visit func(informer string, obj runtime.Object, call func(what string, obj any, fn func(cache.ResourceEventHandler)) error) error) error {
+	w.t.Helper()
+	w.catchUpHandlers()
+	w.feedMu.Lock()
+	fs := append([]*feed.Informer(nil), w.fedOrder...)
+	w.feedMu.Unlock()
+	for _, fi := range fs {
+		call := func(what string, obj any, fn func(cache.ResourceEventHandler)) error {
+			return w.delivering(func() error { return fi.Call(what, obj, fn) })
+		}
+		for _, obj := range fi.Objects() {
+			o, ok := obj.(runtime.Object)
+			if !ok {
+				continue
+			}
+			if err := visit(fi.Name, o, call); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
