@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,7 +51,24 @@ import (
 // validation add up. Kinds the module does not cover (see Kinds) are
 // defaulted by the scheme when it knows them, and not validated.
 func Server() fixture.Option {
-	s := server{resources: table()}
+	return server{resources: resources()}.option()
+}
+
+// resources is the table, made once: it is never changed.
+var resources = sync.OnceValue(table)
+
+// Validate returns what kube-apiserver's registry finds wrong with the
+// write v: a create (v.Old nil), an update, or a write of the
+// subresource v.Subresource; v.Object has its kind set, as the fixture
+// gives it (see Server, which calls it on every write and seed). It
+// returns nothing for kinds it does not cover, and does not change v's
+// objects.
+func Validate(v fixture.Validation) field.ErrorList {
+	return server{resources: resources()}.Validate(v)
+}
+
+// option is the fixture option of s.
+func (s server) option() fixture.Option {
 	return fixture.Options{fixture.WithDefaulting(Default), fixture.WithValidation(s.Validate)}
 }
 
@@ -85,7 +103,7 @@ func Default(obj runtime.Object) {
 // Kinds returns the kinds whose writes Server validates, in no order:
 // every version of each that legacyscheme serves.
 func Kinds() []schema.GroupKind {
-	t := table()
+	t := resources()
 	kinds := make([]schema.GroupKind, 0, len(t))
 	for gk := range t {
 		kinds = append(kinds, gk)

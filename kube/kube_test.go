@@ -197,7 +197,9 @@ func TestSeedRefusedFailsTheRow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := tbtest.Run(t, func(t testing.TB) {
 				table := fixture.Table[string]{
-					Wire:    func(*fixture.Fixture) fixture.SyncFunc[string] { return func(context.Context, string) error { return nil } },
+					Wire: func(*fixture.Fixture) fixture.SyncFunc[string] {
+						return func(context.Context, string) error { return nil }
+					},
 					Options: []fixture.Option{kube.Server()},
 				}
 				table.RunRow(t, fixture.Row{Name: "seed", Objects: []runtime.Object{tc.seed}, Key: "default/web"})
