@@ -46,9 +46,9 @@ import (
 //	f := fixture.New(t, kube.Server(), fixture.WithObjects(deployment))
 //
 // It is fixture.WithDefaulting and fixture.WithValidation with
-// kube-apiserver's functions: given with others of these, each kind runs
-// in the order the options were given, and the findings of every
-// validation add up. Kinds the module does not cover (see Kinds) are
+// kube-apiserver's functions: given with others of these, the defaulting
+// functions run in the order the options were given, and so do the
+// validations, whose findings add up. Kinds the module does not cover (see Kinds) are
 // defaulted by the scheme when it knows them, and not validated.
 func Server() fixture.Option {
 	return server{resources: resources()}.option()
@@ -60,9 +60,11 @@ var resources = sync.OnceValue(table)
 // Validate returns what kube-apiserver's registry finds wrong with the
 // write v: a create (v.Old nil), an update, or a write of the
 // subresource v.Subresource; v.Object has its kind set, as the fixture
-// gives it (see Server, which calls it on every write and seed). It
-// returns nothing for kinds it does not cover, and does not change v's
-// objects.
+// gives it (see Server, which calls it on every write and seed), and
+// defaulted as the server decodes it (Default): some strategies rely on
+// the defaults (a Job's PrepareForCreate reads spec.manualSelector) and a
+// panic in them is the caller's to recover (the fixture does). It returns
+// nothing for kinds it does not cover, and does not change v's objects.
 func Validate(v fixture.Validation) field.ErrorList {
 	return server{resources: resources()}.Validate(v)
 }
