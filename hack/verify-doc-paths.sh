@@ -12,5 +12,5 @@ while IFS=: read -r file path; do
 		echo "verify-doc-paths: $file names $path, which does not exist"
 		rc=1
 	fi
-done < <(grep -o '`\(actions\|controller\|crd\|ctrlruntime\|docs\|examples\|fixture\|golden\|hack\|internal\|parity\|tbtest\)/[A-Za-z0-9_./-]*`' README.md docs/*.md | sort -u)
+done < <(grep -o '`\(actions\|controller\|crd\|ctrlruntime\|docs\|examples\|fixture\|golden\|hack\|internal\|kube\|parity\|tbtest\)/[A-Za-z0-9_./-]*`' README.md docs/*.md | sort -u)
 exit $rc

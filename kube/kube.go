@@ -1,0 +1,290 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	// The API groups whose types, conversions, defaults and declarative
+	// validations legacyscheme.Scheme must know: those of the table.
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+
+	"github.com/ctrltest/ctrltest/fixture"
+)
+
+// Server returns the option that makes a fixture's server model hold
+// built-in objects as kube-apiserver v1.37 does, with kube-apiserver's own
+// code: the defaults the server applies when it decodes a request
+// (legacyscheme.Scheme's Default), and the validation of its registry
+// strategies (Validate on a create, ValidateUpdate on an update, the
+// status strategy's on a write of /status, the declarative validation
+// they are wired with), on every write and every seed. A write the
+// server would refuse gets its 422 answer, word for word; a seed it
+// would refuse fails the test with it.
+//
+//	f := fixture.New(t, kube.Server(), fixture.WithObjects(deployment))
+//
+// It is fixture.WithDefaulting and fixture.WithValidation with
+// kube-apiserver's functions: given with others of these, the defaulting
+// functions run in the order the options were given, and so do the
+// validations, whose findings add up. Kinds the module does not cover (see Kinds) are
+// defaulted by the scheme when it knows them, and not validated.
+func Server() fixture.Option {
+	return server{resources: resources()}.option()
+}
+
+// resources is the table, made once: it is never changed.
+var resources = sync.OnceValue(table)
+
+// Validate returns what kube-apiserver's registry finds wrong with the
+// write v: a create (v.Old nil), an update, or a write of the
+// subresource v.Subresource; v.Object has its kind set, as the fixture
+// gives it (see Server, which calls it on every write and seed), and
+// defaulted as the server decodes it (Default): some strategies rely on
+// the defaults (a Job's PrepareForCreate reads spec.manualSelector) and a
+// panic in them is the caller's to recover (the fixture does). It returns
+// nothing for kinds it does not cover, and does not change v's objects.
+func Validate(v fixture.Validation) field.ErrorList {
+	return server{resources: resources()}.Validate(v)
+}
+
+// option is the fixture option of s.
+func (s server) option() fixture.Option {
+	return fixture.Options{fixture.WithDefaulting(Default), fixture.WithValidation(s.Validate)}
+}
+
+// Default applies to obj, a built-in object in a version kube-apiserver
+// serves, the defaults the server applies when it decodes it
+// (legacyscheme.Scheme's defaulting functions); it does nothing to an
+// object of a type the scheme does not know. An unstructured object is
+// defaulted as its typed form would be.
+func Default(obj runtime.Object) {
+	u, ok := obj.(runtime.Unstructured)
+	if !ok {
+		legacyscheme.Scheme.Default(obj)
+		return
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	typed, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		return // not a built-in type
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), typed); err != nil {
+		return // the validation reports what does not decode
+	}
+	legacyscheme.Scheme.Default(typed)
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return
+	}
+	content["apiVersion"], content["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	u.SetUnstructuredContent(content)
+}
+
+// Kinds returns the kinds whose writes Server validates, in no order:
+// every version of each that legacyscheme serves.
+func Kinds() []schema.GroupKind {
+	t := resources()
+	kinds := make([]schema.GroupKind, 0, len(t))
+	for gk := range t {
+		kinds = append(kinds, gk)
+	}
+	return kinds
+}
+
+// server validates writes with the strategies of its resources.
+type server struct {
+	resources map[schema.GroupKind]resource
+}
+
+// Validate judges v as kube-apiserver's registry would (rest.BeforeCreate
+// and rest.BeforeUpdate): the versioned object (and the stored one) are
+// converted to the internal type, prepared by the strategy
+// (PrepareForCreate, PrepareForUpdate) and validated by it
+// (rest.ValidateCreate, rest.ValidateUpdate: the strategy's validation,
+// the object metadata's, the declarative validation). What it prepares
+// is a copy: v's objects are not changed.
+//
+// A create whose object carries a status (a seed: the server would hold
+// it through a create, which resets the status, and then a write of
+// /status) is also validated as that write of its status, as parity
+// seeds a server.
+func (s server) Validate(v fixture.Validation) field.ErrorList {
+	gvk := v.Object.GetObjectKind().GroupVersionKind()
+	r, ok := s.resources[gvk.GroupKind()]
+	if !ok {
+		return nil
+	}
+	in, err := internal(v.Object, gvk)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	if v.Old == nil && v.Subresource == "" {
+		return s.create(r, gvk, in)
+	}
+	st := rest.RESTUpdateStrategy(r.strategy)
+	if v.Subresource != "" {
+		if st, ok = r.subresources[v.Subresource]; !ok {
+			return nil // a subresource kube-apiserver does not write through a strategy
+		}
+	}
+	if v.Old == nil {
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}
+	}
+	old, err := internal(v.Old, gvk)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	return update(request(gvk, r, in, "update", v.Subresource), st, in, old)
+}
+
+// create validates in, the internal form of a created object (or seed).
+func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Object) field.ErrorList {
+	ctx := request(gvk, r, in, "create", "")
+	sent := in
+	statusStrategy := r.subresources["status"]
+	if statusStrategy != nil && hasStatus(in) {
+		sent = in.DeepCopyObject()
+	}
+	r.strategy.PrepareForCreate(ctx, in)
+	errs := rest.ValidateCreate(ctx, in, r.strategy)
+	if len(errs) > 0 || sent == in || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
+		return errs
+	}
+	return update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in)
+}
+
+// update validates obj over old as rest.BeforeUpdate does, with the
+// strategy st: obj is changed.
+func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Object) field.ErrorList {
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	oldMeta, err := meta.Accessor(old)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	// The store: an unconditional update (no resourceVersion, which the
+	// server model has allowed or refused already) is made at the stored
+	// object's resourceVersion. (A seed's status write is made on an
+	// object that has none yet: the first a server would give it.)
+	if om.GetResourceVersion() == "" {
+		rv := oldMeta.GetResourceVersion()
+		if rv == "" {
+			rv = "1"
+		}
+		om.SetResourceVersion(rv)
+	}
+	// rest.BeforeUpdate: requests cannot update the generation; the
+	// strategy's PrepareForUpdate bumps it.
+	om.SetGeneration(oldMeta.GetGeneration())
+	st.PrepareForUpdate(ctx, obj, old)
+	if om.GetUID() == "" {
+		om.SetUID(oldMeta.GetUID())
+	}
+	if t := oldMeta.GetCreationTimestamp(); !t.IsZero() {
+		om.SetCreationTimestamp(t)
+	}
+	if !oldMeta.GetDeletionTimestamp().IsZero() {
+		om.SetDeletionTimestamp(oldMeta.GetDeletionTimestamp())
+	}
+	if oldMeta.GetDeletionGracePeriodSeconds() != nil && om.GetDeletionGracePeriodSeconds() == nil {
+		om.SetDeletionGracePeriodSeconds(oldMeta.GetDeletionGracePeriodSeconds())
+	}
+	return rest.ValidateUpdate(ctx, obj, old, st)
+}
+
+// internal converts obj, of kind gvk, to a new object of its internal
+// type.
+func internal(obj runtime.Object, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if u, ok := obj.(runtime.Unstructured); ok {
+		typed, err := legacyscheme.Scheme.New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), typed); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", gvk.Kind, err)
+		}
+		obj = typed
+	}
+	// ConvertToVersion converts a copy: obj is not changed.
+	in, err := legacyscheme.Scheme.ConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		return nil, fmt.Errorf("converting %s to its internal type: %w", gvk.Kind, err)
+	}
+	if in == obj {
+		in = obj.DeepCopyObject()
+	}
+	return in, nil
+}
+
+// request is the context of kube-apiserver's handler for a request of
+// verb on obj (its subresource sub): the request info the declarative
+// validation reads its version from, and the namespace.
+func request(gvk schema.GroupVersionKind, r resource, obj runtime.Object, verb, sub string) context.Context {
+	ns, name := "", ""
+	if om, err := meta.Accessor(obj); err == nil {
+		ns, name = om.GetNamespace(), om.GetName()
+	}
+	prefix := "apis"
+	if gvk.Group == "" {
+		prefix = "api"
+	}
+	ctx := genericapirequest.WithNamespace(context.Background(), ns)
+	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true,
+		Verb:              verb,
+		APIPrefix:         prefix,
+		APIGroup:          gvk.Group,
+		APIVersion:        gvk.Version,
+		Namespace:         ns,
+		Resource:          r.resource,
+		Subresource:       sub,
+		Name:              name,
+	})
+}
+
+// statusOf returns the Status field of an internal object, or nil.
+func statusOf(obj runtime.Object) any {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.Elem().FieldByName("Status")
+	if !f.IsValid() {
+		return nil
+	}
+	return f.Interface()
+}
+
+// hasStatus reports whether obj's Status field is set.
+func hasStatus(obj runtime.Object) bool {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	f := v.Elem().FieldByName("Status")
+	return f.IsValid() && !f.IsZero()
+}
