@@ -52,11 +52,12 @@ type fullRowVariant struct {
 	//     backend=fieldmanaged);
 	//   - "ctrltest-sync": fixture.New and one fixture.Sync, compared with
 	//     DiffActions (BenchmarkRow's impl=ctrltest), on the server model;
-	//   - "ctrltest-row": fixture.Table.RunRow with the default options: the
-	//     server model, the row's action, event, queue and error checks, the
-	//     idempotency/convergence check (a second sync on the world the first
-	//     left, judged on the stored world) and the cache-mutation check; no
-	//     golden file, no fault sweep.
+	//   - "ctrltest-row": fixture.Table.RunRow with the default options and
+	//     the quick checks (go test -short's): the server model, the row's
+	//     action, event, queue and error checks, the idempotency/convergence
+	//     check (a second sync on the world the first left, judged on the
+	//     stored world) and the cache-mutation check; no golden file, no
+	//     sweeps.
 	impl string
 }
 
@@ -161,9 +162,15 @@ func (v fullRowVariant) verify(tb testing.TB, w *world) {
 	})
 }
 
+// quickChecks are the checks go test -short runs: the sweeps off. The
+// full rows measure them, as the figures of docs/performance.md always
+// have; BenchmarkKCM's every-check variant measures the sweeps.
+var quickChecks = ctrltest.Checks{FaultSweep: ctrltest.Off, CacheSweep: ctrltest.Off, EventSweep: ctrltest.Off}
+
 // fooFullTable is the reference controller's table for full rows: the
-// controller wired as examples/foo wires it, ctrltest's default options.
-var fooFullTable = ctrltest.Table[cache.ObjectName]{Wire: wire, Options: []ctrltest.Option{ctrltest.WithClientset(foos)}}
+// controller wired as examples/foo wires it, ctrltest's default options,
+// the quick checks.
+var fooFullTable = ctrltest.Table[cache.ObjectName]{Wire: wire, Options: []ctrltest.Option{ctrltest.WithClientset(foos)}, Checks: quickChecks}
 
 // fooFullRow is the reference case as a table row (referenceTable's row),
 // with w's unrelated objects seeded beside the Foo.
@@ -183,6 +190,7 @@ func fooFullRow(w *world) ctrltest.Row {
 var ownerFullTable = sync.OnceValue(func() ctrltest.Table[cache.ObjectName] {
 	tb := owner.Table()
 	tb.Rows = nil
+	tb.Checks = quickChecks
 	return tb
 })
 
