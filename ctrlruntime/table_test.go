@@ -234,7 +234,10 @@ func (l labeler) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 		return reconcile.Result{}, nil
 	}
 	patch := client.MergeFrom(ns.DeepCopy())
-	ns.Labels = map[string]string{"team": "web"}
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels["team"] = "web" // the others' labels kept
 	if err := l.env.Client.Patch(ctx, &ns, patch); err != nil {
 		return reconcile.Result{}, err
 	}
