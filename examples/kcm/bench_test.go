@@ -20,9 +20,10 @@ package kcm
 //     not stub the listers-synced functions (syncDeployment never calls
 //     them);
 //   - impl=ctrltest-row: the scenario's row of TestDeployment through
-//     Table.RunRow, every default check on (idempotency and convergence,
-//     cache mutation, leak check, events of the controller's own
-//     broadcaster), with the server's defaults (WithDefaulting);
+//     Table.RunRow with the checks go test -short runs (idempotency and
+//     convergence, cache mutation, leak check, events of the controller's
+//     own broadcaster; not the sweeps: see BenchmarkChecks), with the
+//     server's defaults (WithDefaulting);
 //   - impl=ctrltest-sync: fixture.New with the row's options and objects,
 //     the same wiring, one fixture.Sync and a DiffActions of the row's
 //     writes;
@@ -134,6 +135,7 @@ func (s kcmScenario) table() (fixture.Table[string], fixture.Row) {
 	default:
 		panic("BenchmarkKCM: no controller " + s.controller)
 	}
+	tb.Checks = quick // the figures of docs/performance.md: the quick set
 	for _, r := range tb.Rows {
 		if r.Name == s.row {
 			tb.Rows = nil

@@ -37,7 +37,7 @@ func BenchmarkCacheSweep(b *testing.B) {
 		}
 		for _, sweep := range []bool{false, true} {
 			b.Run(fmt.Sprintf("controller=%s/sweep=%v", c.name, sweep), func(b *testing.B) {
-				c.tb.Checks.CacheSweep = fixture.Off
+				c.tb.Checks = quick
 				if sweep {
 					c.tb.Checks.CacheSweep = fixture.On
 				}

@@ -61,9 +61,31 @@ func BenchmarkEventOrders(b *testing.B) {
 	for _, c := range kcmTables() {
 		for _, sweep := range []bool{false, true} {
 			b.Run(fmt.Sprintf("controller=%s/sweep=%v", c.name, sweep), func(b *testing.B) {
-				c.tb.Checks.EventSweep = fixture.Off
+				c.tb.Checks = quick
 				if sweep {
 					c.tb.Checks.EventSweep = fixture.On
+				}
+				benchRows(b, c.tb)
+			})
+		}
+	}
+}
+
+// quick are the checks go test -short runs: the sweeps off.
+var quick = fixture.Checks{FaultSweep: fixture.Off, CacheSweep: fixture.Off, EventSweep: fixture.Off}
+
+// BenchmarkChecks is the cost of every check, on by default, beside the
+// quick set go test -short runs: every row of each table through
+// Table.RunRow as one op. Compare with
+//
+//	go test -run '^$' -bench Checks -benchtime 10x -count 6 . | go tool -modfile=../../hack/tools/go.mod benchstat -col /checks -
+func BenchmarkChecks(b *testing.B) {
+	for _, c := range kcmTables() {
+		for _, checks := range []string{"quick", "all"} {
+			b.Run(fmt.Sprintf("controller=%s/checks=%s", c.name, checks), func(b *testing.B) {
+				c.tb.Checks = fixture.Checks{}
+				if checks == "quick" {
+					c.tb.Checks = quick
 				}
 				benchRows(b, c.tb)
 			})
