@@ -174,7 +174,7 @@ func (w *World) StartInformers(stop <-chan struct{}) {
 // their start are not the controller's).
 func (w *World) ForgetRequests() {
 	w.mu.Lock()
-	w.log = nil
+	w.log, w.held = nil, nil
 	w.mu.Unlock()
 }
 
