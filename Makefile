@@ -10,62 +10,100 @@ BENCH     ?= .
 COUNT     ?= 6
 BENCHTIME ?= 1x
 
-.PHONY: all test unit vet lint codegen verify-codegen verify-go-line verify-doc-paths example bench binary-size golden verify-golden parity fuzz
+# MODULES are the modules of their own besides the core module (.), so that
+# the core module never requires their dependencies: crd (the CRD option),
+# kube (kube-apiserver's rules for built-in types, k8s.io/kubernetes), parity (its tests skip until hack/parity-binaries.sh has built a
+# kube-apiserver), ctrlruntime (requires controller-runtime),
+# ctrlruntime/examples/parity (the ctrlruntime examples' parity tests, so
+# that ctrlruntime does not require parity), examples/legacyscheme and
+# examples/kcm (k8s.io/kubernetes). A new module is added here, in one
+# place: vet, unit, lint, test-all, verify-go-line and mod-download loop
+# over this list (and to QUICK_MODULES or API_MODULES when it belongs
+# there).
+MODULES       := crd kube examples/legacyscheme examples/kcm parity ctrlruntime ctrlruntime/examples/parity
+# QUICK_MODULES are the modules that `make test` vets and tests besides the
+# core module: what a contributor needs on a fresh machine, in minutes.
+QUICK_MODULES := crd
+# API_MODULES are the modules whose packages are public API, listed in
+# api/<module>.txt (the core module's in api/ctrltest.txt; make api).
+API_MODULES   := crd kube ctrlruntime parity
+API_DIR       ?= api
 
-all: lint test
+# each runs $(2) in each module directory of $(1), stopping at the first
+# failure, and prints what it runs.
+each = set -e; for m in $(1); do echo "cd $$m && $(2)"; (cd $$m && $(2)); done
 
-## test: vet, race-enabled tests of every package, the generated-code check,
-## the go-line check and the documentation's paths.
-test: vet unit verify-codegen verify-go-line verify-doc-paths
+.PHONY: all test test-all unit unit-quick vet vet-quick lint codegen verify-codegen verify-go-line verify-doc-paths api verify-api mod-download example bench binary-size golden verify-golden parity fuzz
+
+all: lint test-all
+
+## test: what a contributor runs on a fresh machine (README): go vet and
+## race-enabled tests of the core module and of QUICK_MODULES, the
+## generated-code check, the go-line check and the documentation's paths.
+test: vet-quick unit-quick verify-codegen verify-go-line verify-doc-paths
+
+## test-all: the whole suite, as CI runs it: test, plus go vet and
+## race-enabled tests of every module (MODULES), and the API listing check.
+test-all: vet unit verify-codegen verify-go-line verify-doc-paths verify-api
 
 ## verify-doc-paths: the repository paths the docs name exist.
 verify-doc-paths:
 	hack/verify-doc-paths.sh
 
-## verify-go-line: go.mod's go line (and parity's) is the highest go line of
-## the dependencies, not a patch release that would force users to raise theirs.
+## verify-go-line: go.mod's go line (and each module's of MODULES) is the
+## highest go line of the dependencies, not a patch release that would force
+## users to raise theirs.
 verify-go-line:
-	hack/verify-go-line.sh
+	hack/verify-go-line.sh . $(MODULES)
 
-# parity/, crd/, kube/, ctrlruntime/, ctrlruntime/examples/parity/,
-# examples/legacyscheme/ and examples/kcm/ are modules of their own, so that
-# the core module never requires their dependencies (parity's tests skip
-# until hack/parity-binaries.sh has built a kube-apiserver; ctrlruntime
-# requires controller-runtime; ctrlruntime/examples/parity holds the
-# ctrlruntime examples' parity tests, so that ctrlruntime does not require
-# parity; kube, legacyscheme and kcm, k8s.io/kubernetes).
+## mod-download: download every module's dependencies and the tools'.
+mod-download:
+	$(GO) mod download
+	@$(call each,$(MODULES) hack/tools,$(GO) mod download)
+
+unit-quick:
+	$(GO) test -race -count=1 $(PKGS)
+	@$(call each,$(QUICK_MODULES),$(GO) test -race -count=1 ./...)
+
 unit:
 	$(GO) test -race -count=1 $(PKGS)
-	cd crd && $(GO) test -race -count=1 ./...
-	cd kube && $(GO) test -race -count=1 ./...
-	cd examples/legacyscheme && $(GO) test -race -count=1 ./...
-	cd examples/kcm && $(GO) test -race -count=1 ./...
-	cd parity && $(GO) test -race -count=1 ./...
-	cd ctrlruntime && $(GO) test -race -count=1 ./...
-	cd ctrlruntime/examples/parity && $(GO) test -race -count=1 ./...
+	@$(call each,$(MODULES),$(GO) test -race -count=1 ./...)
+
+vet-quick:
+	$(GO) vet $(PKGS)
+	@$(call each,$(QUICK_MODULES),$(GO) vet ./...)
 
 vet:
 	$(GO) vet $(PKGS)
-	cd crd && $(GO) vet ./...
-	cd kube && $(GO) vet ./...
-	cd examples/legacyscheme && $(GO) vet ./...
-	cd examples/kcm && $(GO) vet ./...
-	cd parity && $(GO) vet ./...
-	cd ctrlruntime && $(GO) vet ./...
-	cd ctrlruntime/examples/parity && $(GO) vet ./...
+	@$(call each,$(MODULES),$(GO) vet ./...)
 
-## lint: gofmt must print nothing; go vet; staticcheck (not of generated code).
-lint: vet
+## lint: gofmt must print nothing; go vet; staticcheck (not of generated
+## code); the API listing check (verify-api).
+lint: vet verify-api
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt -l reports unformatted files:"; echo "$$out"; exit 1; fi
 	$(GO) tool -modfile=$(TOOLS) staticcheck $$($(GO) list $(PKGS) | grep -v -e /generated/ -e /noschema/)
-	cd crd && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
-	cd kube && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
-	cd examples/legacyscheme && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
-	cd examples/kcm && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
-	cd parity && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
-	cd ctrlruntime && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
-	cd ctrlruntime/examples/parity && $(GO) tool -modfile=$(TOOLS) staticcheck ./...
+	@$(call each,$(MODULES),$(GO) tool -modfile=$(TOOLS) staticcheck ./...)
+
+## api: write the public API, one line per exported identifier of every
+## package but internal/, examples/ and the reference controller, to
+## api/ctrltest.txt and api/<module>.txt for each of API_MODULES
+## (hack/apilist; as the Go project keeps api/go1.N.txt).
+api:
+	@mkdir -p $(API_DIR)
+	$(GO) run ./hack/apilist -exclude controller/,hack/ -o $(API_DIR)/ctrltest.txt .
+	@set -e; for m in $(API_MODULES); do f="$(API_DIR)/$$(echo $$m | tr / -).txt"; echo "$(GO) run ./hack/apilist -o $$f ./$$m"; $(GO) run ./hack/apilist -o "$$f" "./$$m"; done
+
+## verify-api: fail when api/ is not what make api writes: an exported
+## identifier was added, changed or removed without api/ saying so.
+verify-api:
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(MAKE) -s api API_DIR="$$tmp" >/dev/null && \
+	if ! diff -ru $(API_DIR) "$$tmp"; then \
+		echo "verify-api: api/ differs from the exported identifiers of the code (- the file, + the code)."; \
+		echo "  Fix: make api, then review and commit api/ (a removed or changed line breaks users; see docs/migrating.md)."; \
+		exit 1; \
+	fi
 
 ## codegen: regenerate the reference controller's clients, listers and informers.
 codegen:

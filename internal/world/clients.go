@@ -38,7 +38,7 @@ func (w *World) Dynamic() dynamic.Interface {
 // DynamicInformers is fixture.Fixture.DynamicInformers.
 func (w *World) DynamicInformers() dynamicinformer.DynamicSharedInformerFactory {
 	w.dynamicInformersOnce.Do(func() {
-		w.dynamicInformers = w.newSource("dynamic", dynamicinformer.NewDynamicSharedInformerFactory(w.Dynamic(), 0), w.unstructuredOf)
+		w.dynamicInformers = w.newSource("dynamic", dynamicinformer.NewDynamicSharedInformerFactory(w.Dynamic(), w.factoryResync()), w.unstructuredOf)
 	})
 	return w.dynamicInformers
 }
@@ -46,7 +46,7 @@ func (w *World) DynamicInformers() dynamicinformer.DynamicSharedInformerFactory 
 // MetadataInformers is fixture.Fixture.MetadataInformers.
 func (w *World) MetadataInformers() metadatainformer.SharedInformerFactory {
 	w.metadataInformersOnce.Do(func() {
-		w.metadataInformers = w.newSource("metadata", metadatainformer.NewSharedInformerFactory(w.Metadata(), 0), w.metadataOf)
+		w.metadataInformers = w.newSource("metadata", metadatainformer.NewSharedInformerFactory(w.Metadata(), w.factoryResync()), w.metadataOf)
 	})
 	return w.metadataInformers
 }

@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -131,6 +132,29 @@ func (w *World) Clientset(iface reflect.Type) (client any, factory Factory, ok b
 // server) rather than being fed.
 func (w *World) Informers() bool { return w.informers }
 
+// fedResync is the default resync period of the informer factories of a
+// world whose informers are fed (never started; see internal/feed): so
+// long that it never comes. An informer made with resync 0 does not
+// support resyncing, and client-go then warns through klog's process-wide
+// logger ("the specified resyncPeriod is invalid because this shared
+// informer doesn't support resyncing") for every handler a controller adds
+// with a resync period, noise in every test's output. With fedResync the
+// handler's period is accepted as it would be on a cluster; no timer runs,
+// because the informers never run (their resyncs are the event sweep's, see
+// feed.Informer.Resync).
+const fedResync = time.Duration(math.MaxInt64)
+
+// factoryResync is the default resync period of the world's informer
+// factories: fedResync when the informers are fed, 0 when they run
+// (informer mode, a real server), where a nonzero period would start the
+// reflectors' resync timers and make syncs depend on time.
+func (w *World) factoryResync() time.Duration {
+	if w.informers {
+		return 0
+	}
+	return fedResync
+}
+
 // Seeds returns the seed objects, typed (Seed has run).
 func (w *World) Seeds() []runtime.Object {
 	w.seedWorld()
@@ -174,7 +198,7 @@ func (w *World) StartInformers(stop <-chan struct{}) {
 // their start are not the controller's).
 func (w *World) ForgetRequests() {
 	w.mu.Lock()
-	w.log = nil
+	w.log, w.held = nil, nil
 	w.mu.Unlock()
 }
 

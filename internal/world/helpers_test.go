@@ -41,10 +41,12 @@ func kubeParts(t testing.TB) Parts {
 		t.Fatal(err)
 	}
 	return Parts{
-		Iface:        reflect.TypeFor[kubernetes.Interface](),
-		Built:        b,
-		NewFake:      func(objs ...runtime.Object) Fake { return kubefake.NewSimpleClientset(objs...) },
-		NewFactory:   func(c any) Factory { return informers.NewSharedInformerFactory(c.(kubernetes.Interface), 0) },
+		Iface:   reflect.TypeFor[kubernetes.Interface](),
+		Built:   b,
+		NewFake: func(objs ...runtime.Object) Fake { return kubefake.NewSimpleClientset(objs...) },
+		NewFactory: func(c any, resync time.Duration) Factory {
+			return informers.NewSharedInformerFactory(c.(kubernetes.Interface), resync)
+		},
 		NewForConfig: func(c *rest.Config) (any, error) { return kubernetes.NewForConfig(c) },
 	}
 }
