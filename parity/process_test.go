@@ -144,14 +144,19 @@ func TestErrReportsAnExitedProcess(t *testing.T) {
 	if err := s.run("/bin/sh", "etcd.log", "-c", "exec sleep 60"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.run("/bin/sh", "kube-apiserver.log", "-c", `read line; echo "panic: $line"; exit 2`); err != nil {
+	// The second process exits once the test has made the file go: not
+	// before Err has been asked while both run (it used to read /dev/null
+	// and could exit first on a loaded machine).
+	gate := filepath.Join(t.TempDir(), "go")
+	if err := s.run("/bin/sh", "kube-apiserver.log", "-c", `while [ ! -e "$0" ]; do sleep 0.01; done; echo "panic: "; exit 2`, gate); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Err(); err != nil {
 		t.Errorf("Err while both run: %v", err)
 	}
-	// The second process reads its stdin, which exec gives as /dev/null: it
-	// has exited or is about to.
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-s.anyExit:
 	case <-time.After(10 * time.Second):
