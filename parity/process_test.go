@@ -115,7 +115,9 @@ func TestStartNoticesAnExitAtOnce(t *testing.T) {
 // both processes' last log lines (not a directory that is about to go).
 func TestStartNotReadyShowsLogs(t *testing.T) {
 	bin, _ := fakeBin(t, "echo etcd is up; exec sleep 60", "echo waiting for etcd; exec sleep 60")
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	// Long enough for both fakes to have written their line on a loaded
+	// machine (1 s was not, once, under a CI rehearsal beside other builds).
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
 	s, err := Start(ctx, bin)
 	if err == nil {
