@@ -431,8 +431,17 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	if om.GetName() == "" && om.GetGenerateName() != "" {
-		m.names++
-		om.SetName(fmt.Sprintf("%s%05d", om.GetGenerateName(), m.names))
+		// The registry's createWithGenerateNameRetry: up to
+		// maxNameGenerationCreateAttempts names, each a create of its own
+		// that only a taken name fails; the model's names are a counter,
+		// so a taken one is known before the create.
+		for range maxNameGenerationCreateAttempts {
+			m.names++
+			om.SetName(fmt.Sprintf("%s%05d", om.GetGenerateName(), m.names))
+			if _, err := r.Store.Get(r.GVR, ns, om.GetName()); err != nil {
+				break
+			}
+		}
 	}
 	if om.GetName() == "" {
 		return nil, apierrors.NewInvalid(r.GVK.GroupKind(), "", field.ErrorList{
@@ -483,7 +492,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	// The store refuses a name that is taken only after the strategy and
 	// validation ran (an invalid object is a 422 even so).
 	if existing, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
-		return nil, alreadyExists(r, om.GetName(), existing)
+		return nil, alreadyExists(r, om, existing)
 	}
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
@@ -1145,10 +1154,20 @@ func gcFinalizers(r *Resource, om metav1.Object, opts metav1.DeleteOptions) (cha
 	return true, out
 }
 
-// alreadyExists is the store's AlreadyExists, which says so when the
-// object that holds the name is being deleted.
-func alreadyExists(r *Resource, name string, existing runtime.Object) error {
+// maxNameGenerationCreateAttempts is the registry's: the names a create
+// with generateName tries before it gives up.
+const maxNameGenerationCreateAttempts = 8
+
+// alreadyExists is the store's AlreadyExists for the create of om:
+// rest.CheckGeneratedNameError's generateName conflict when om has a
+// generateName (whether or not the name was generated), and the store's
+// prefix when the object that holds the name is being deleted.
+func alreadyExists(r *Resource, om metav1.Object, existing runtime.Object) error {
+	name := om.GetName()
 	err := apierrors.NewAlreadyExists(r.GVR.GroupResource(), name)
+	if om.GetGenerateName() != "" {
+		err = apierrors.NewGenerateNameConflict(schema.GroupResource{Group: r.GVK.Group, Resource: r.GVR.Resource}, name, 1)
+	}
 	if em, merr := meta.Accessor(existing); merr == nil && em.GetDeletionTimestamp() != nil {
 		err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
 	}
