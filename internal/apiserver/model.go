@@ -232,6 +232,7 @@ func (m *Model) Seed(r *Resource, obj runtime.Object, revision int64) error {
 		om.SetGeneration(1)
 	}
 	om.SetResourceVersion(strconv.FormatInt(revision, 10))
+	serverForm(r, obj)
 	return nil
 }
 
@@ -486,6 +487,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		}
 		om, _ = meta.Accessor(obj)
 	}
+	serverForm(r, obj)
 	if err := m.validate(r, obj, nil, ""); err != nil {
 		return nil, err
 	}
@@ -581,6 +583,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
+	serverForm(r, obj)
 	keepManagedFieldsTimes(obj, om, old, oldMeta)
 	if equal(obj, old) {
 		return old, false, nil
@@ -591,7 +594,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) {
 		return m.remove(r, ns, om.GetName(), obj)
 	}
-	return m.store(r, ns, obj)
+	return m.put(r, ns, obj)
 }
 
 // keepManagedFieldsTimes is the registry's
@@ -1026,8 +1029,16 @@ func storageKey(r *Resource, ns, name string) string {
 	return "/registry/" + prefix + "/" + name
 }
 
-// store stores obj, changed, with a new resourceVersion.
+// store stores obj, changed, with a new resourceVersion, in the form the
+// server stores it (serverForm).
 func (m *Model) store(r *Resource, ns string, obj runtime.Object) (runtime.Object, bool, error) {
+	serverForm(r, obj)
+	return m.put(r, ns, obj)
+}
+
+// put stores obj, changed and in the server's form already, with a new
+// resourceVersion.
+func (m *Model) put(r *Resource, ns string, obj runtime.Object) (runtime.Object, bool, error) {
 	om, _ := meta.Accessor(obj)
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
