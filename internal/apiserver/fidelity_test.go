@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -441,5 +442,49 @@ func TestPodUpdateIsAdmitted(t *testing.T) {
 	}
 	if d := cmp.Diff(created.Spec, got.Spec); d != "" {
 		t.Errorf("spec after the update (-created +got):\n%s", d)
+	}
+}
+
+// A create with generateName that finds its name taken: the registry
+// tries other generated names (createWithGenerateNameRetry), and a name
+// that stays taken is rest.CheckGeneratedNameError's conflict, whose
+// message says the server could not generate a unique name, also when
+// the request named the object itself beside a generateName.
+func TestGenerateNameConflict(t *testing.T) {
+	w := fidelityWorld(t)
+	cms := corev1.SchemeGroupVersion.WithResource("configmaps")
+	w.create(t, "v1/configmaps", configMap("web-00001"))
+	// The first generated name is taken: the next is tried.
+	_, _, err := w.do(t, "v1/configmaps", clienttesting.NewCreateAction(cms, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "web-"}}))
+	if err != nil {
+		t.Fatalf("generateName create over a taken first name: %v", err)
+	}
+	if w.get(t, "v1/configmaps", "web-00002") == nil {
+		t.Errorf("generateName create over a taken first name did not take the next")
+	}
+
+	w.create(t, "v1/configmaps", configMap("a"))
+	_, _, err = w.do(t, "v1/configmaps", clienttesting.NewCreateAction(cms, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", GenerateName: "web-"}}))
+	want := &metav1.Status{
+		Status: metav1.StatusFailure, Code: 409, Reason: metav1.StatusReasonAlreadyExists,
+		Message: `configmaps "a" already exists, the server was not able to generate a unique name for the object`,
+		Details: &metav1.StatusDetails{Kind: "configmaps", Name: "a", RetryAfterSeconds: 1},
+	}
+	var got *metav1.Status
+	if se, ok := err.(apierrors.APIStatus); ok {
+		s := se.Status()
+		got = &s
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("create of a taken name with generateName: %v (-want +got):\n%s", err, d)
+	}
+
+	// Every name it tries is taken: the last one's conflict.
+	for i := 3; i <= 10; i++ {
+		w.create(t, "v1/configmaps", configMap(fmt.Sprintf("web-%05d", i)))
+	}
+	_, _, err = w.do(t, "v1/configmaps", clienttesting.NewCreateAction(cms, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "web-"}}))
+	if want := `configmaps "web-00010" already exists, the server was not able to generate a unique name for the object`; err == nil || err.Error() != want || !apierrors.IsAlreadyExists(err) {
+		t.Errorf("generateName create with every name taken: %v;\nwant %q", err, want)
 	}
 }

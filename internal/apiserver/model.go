@@ -232,6 +232,7 @@ func (m *Model) Seed(r *Resource, obj runtime.Object, revision int64) error {
 		om.SetGeneration(1)
 	}
 	om.SetResourceVersion(strconv.FormatInt(revision, 10))
+	serverForm(r, obj)
 	return nil
 }
 
@@ -431,8 +432,17 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	if om.GetName() == "" && om.GetGenerateName() != "" {
-		m.names++
-		om.SetName(fmt.Sprintf("%s%05d", om.GetGenerateName(), m.names))
+		// The registry's createWithGenerateNameRetry: up to
+		// maxNameGenerationCreateAttempts names, each a create of its own
+		// that only a taken name fails; the model's names are a counter,
+		// so a taken one is known before the create.
+		for range maxNameGenerationCreateAttempts {
+			m.names++
+			om.SetName(fmt.Sprintf("%s%05d", om.GetGenerateName(), m.names))
+			if _, err := r.Store.Get(r.GVR, ns, om.GetName()); err != nil {
+				break
+			}
+		}
 	}
 	if om.GetName() == "" {
 		return nil, apierrors.NewInvalid(r.GVK.GroupKind(), "", field.ErrorList{
@@ -477,13 +487,14 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		}
 		om, _ = meta.Accessor(obj)
 	}
+	serverForm(r, obj)
 	if err := m.validate(r, obj, nil, ""); err != nil {
 		return nil, err
 	}
 	// The store refuses a name that is taken only after the strategy and
 	// validation ran (an invalid object is a 422 even so).
 	if existing, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
-		return nil, alreadyExists(r, om.GetName(), existing)
+		return nil, alreadyExists(r, om, existing)
 	}
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Create(r.GVR, obj, ns); err != nil {
@@ -572,6 +583,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
+	serverForm(r, obj)
 	keepManagedFieldsTimes(obj, om, old, oldMeta)
 	if equal(obj, old) {
 		return old, false, nil
@@ -582,7 +594,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) {
 		return m.remove(r, ns, om.GetName(), obj)
 	}
-	return m.store(r, ns, obj)
+	return m.put(r, ns, obj)
 }
 
 // keepManagedFieldsTimes is the registry's
@@ -1017,8 +1029,16 @@ func storageKey(r *Resource, ns, name string) string {
 	return "/registry/" + prefix + "/" + name
 }
 
-// store stores obj, changed, with a new resourceVersion.
+// store stores obj, changed, with a new resourceVersion, in the form the
+// server stores it (serverForm).
 func (m *Model) store(r *Resource, ns string, obj runtime.Object) (runtime.Object, bool, error) {
+	serverForm(r, obj)
+	return m.put(r, ns, obj)
+}
+
+// put stores obj, changed and in the server's form already, with a new
+// resourceVersion.
+func (m *Model) put(r *Resource, ns string, obj runtime.Object) (runtime.Object, bool, error) {
 	om, _ := meta.Accessor(obj)
 	om.SetResourceVersion(m.next())
 	if err := r.Store.Update(r.GVR, obj, ns); err != nil {
@@ -1145,10 +1165,20 @@ func gcFinalizers(r *Resource, om metav1.Object, opts metav1.DeleteOptions) (cha
 	return true, out
 }
 
-// alreadyExists is the store's AlreadyExists, which says so when the
-// object that holds the name is being deleted.
-func alreadyExists(r *Resource, name string, existing runtime.Object) error {
+// maxNameGenerationCreateAttempts is the registry's: the names a create
+// with generateName tries before it gives up.
+const maxNameGenerationCreateAttempts = 8
+
+// alreadyExists is the store's AlreadyExists for the create of om:
+// rest.CheckGeneratedNameError's generateName conflict when om has a
+// generateName (whether or not the name was generated), and the store's
+// prefix when the object that holds the name is being deleted.
+func alreadyExists(r *Resource, om metav1.Object, existing runtime.Object) error {
+	name := om.GetName()
 	err := apierrors.NewAlreadyExists(r.GVR.GroupResource(), name)
+	if om.GetGenerateName() != "" {
+		err = apierrors.NewGenerateNameConflict(schema.GroupResource{Group: r.GVK.Group, Resource: r.GVR.Resource}, name, 1)
+	}
 	if em, merr := meta.Accessor(existing); merr == nil && em.GetDeletionTimestamp() != nil {
 		err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
 	}

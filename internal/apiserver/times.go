@@ -1,0 +1,202 @@
+package apiserver
+
+import (
+	"reflect"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// ServerTimes makes the times of obj what kube-apiserver holds: every
+// object it stores passes through JSON (or protobuf, of the same
+// precision), where a metav1.Time is RFC 3339 to the second and a
+// metav1.MicroTime to the microsecond. A typed object's times are
+// truncated in place (a walk of the fields that can hold one, planned once
+// per type); an unstructured object's times are strings already, kept as
+// the client sent them (a custom resource's metadata is the server's: see
+// coerceCustomMetadata). obj is changed: pass a copy.
+func ServerTimes(obj runtime.Object) {
+	if obj == nil {
+		return
+	}
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	if p := timePlanOf(v.Type().Elem()); p != nil {
+		p.truncate(v.Elem())
+	}
+}
+
+var (
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+	timePlans     sync.Map // reflect.Type → *timePlan (nil: holds no time)
+)
+
+// timePlan is where a value of one type holds times.
+type timePlan struct {
+	kind reflect.Kind
+	// precision, for a metav1.Time or metav1.MicroTime.
+	precision time.Duration
+	// fields: a struct's fields that hold times (index, plan).
+	fields []fieldPlan
+	// elem: what a pointer points to, or a slice's, an array's or a
+	// map's items.
+	elem *timePlan
+}
+
+type fieldPlan struct {
+	index int
+	plan  *timePlan
+}
+
+// timePlanOf returns the plan of type t, nil when a value of t holds no
+// time.
+func timePlanOf(t reflect.Type) *timePlan {
+	if p, ok := timePlans.Load(t); ok {
+		return p.(*timePlan)
+	}
+	p := makeTimePlan(t, map[reflect.Type]bool{})
+	timePlans.Store(t, p)
+	return p
+}
+
+// makeTimePlan plans t; visiting holds the types being planned (a
+// recursive type, such as JSONSchemaProps, holds no time of its own
+// through itself).
+func makeTimePlan(t reflect.Type, visiting map[reflect.Type]bool) *timePlan {
+	switch t {
+	case timeType:
+		return &timePlan{precision: time.Second}
+	case microTimeType:
+		return &timePlan{precision: time.Microsecond}
+	}
+	if visiting[t] {
+		return nil
+	}
+	if p, ok := timePlans.Load(t); ok {
+		return p.(*timePlan)
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	switch t.Kind() {
+	case reflect.Struct:
+		var fields []fieldPlan
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if !sf.IsExported() || sf.Tag.Get("json") == "-" {
+				continue // not encoded
+			}
+			if fp := makeTimePlan(sf.Type, visiting); fp != nil {
+				fields = append(fields, fieldPlan{index: i, plan: fp})
+			}
+		}
+		if fields != nil {
+			return &timePlan{kind: reflect.Struct, fields: fields}
+		}
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		if ep := makeTimePlan(t.Elem(), visiting); ep != nil {
+			return &timePlan{kind: t.Kind(), elem: ep}
+		}
+	}
+	return nil
+}
+
+// truncate truncates the times of v (addressable, of the plan's type).
+func (p *timePlan) truncate(v reflect.Value) {
+	if p.precision != 0 {
+		// metav1.Time and metav1.MicroTime are both a time.Time.
+		t := v.Field(0).Addr().Interface().(*time.Time)
+		if !t.IsZero() {
+			*t = t.Truncate(p.precision)
+		}
+		return
+	}
+	switch p.kind {
+	case reflect.Struct:
+		for _, f := range p.fields {
+			f.plan.truncate(v.Field(f.index))
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			p.elem.truncate(v.Elem())
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			p.elem.truncate(v.Index(i))
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			item := reflect.New(v.Type().Elem()).Elem()
+			item.Set(iter.Value())
+			p.elem.truncate(item)
+			v.SetMapIndex(iter.Key(), item)
+		}
+	}
+}
+
+// coerceCustomMetadata makes a custom resource's metadata what
+// apiextensions-apiserver stores: its unstructuredSchemaCoercer decodes
+// the metadata of every custom resource it reads (requests and storage)
+// into a metav1.ObjectMeta and writes it back
+// (schemaobjectmeta.GetObjectMeta, then SetObjectMeta, through
+// runtime.DefaultUnstructuredConverter), so empty lists and maps
+// (`finalizers: []`) and unknown fields are dropped and times are to the
+// second. A typed custom resource's ObjectMeta gets the same: empty lists
+// and maps are nil (its times are ServerTimes'). obj is changed.
+func coerceCustomMetadata(obj runtime.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		md, ok := u.Object["metadata"].(map[string]any)
+		if !ok {
+			return
+		}
+		om := &metav1.ObjectMeta{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(md, om); err != nil {
+			return // malformed: the model's own checks answer it
+		}
+		out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(om)
+		if err != nil {
+			return
+		}
+		u.Object["metadata"] = out
+		return
+	}
+	om, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	if fs := om.GetFinalizers(); fs != nil && len(fs) == 0 {
+		om.SetFinalizers(nil)
+	}
+	if l := om.GetLabels(); l != nil && len(l) == 0 {
+		om.SetLabels(nil)
+	}
+	if a := om.GetAnnotations(); a != nil && len(a) == 0 {
+		om.SetAnnotations(nil)
+	}
+	if refs := om.GetOwnerReferences(); refs != nil && len(refs) == 0 {
+		om.SetOwnerReferences(nil)
+	}
+	if mf := om.GetManagedFields(); mf != nil && len(mf) == 0 {
+		om.SetManagedFields(nil)
+	}
+}
+
+// serverForm makes obj, about to be stored in r, what the server would
+// store: a custom resource's metadata coerced (coerceCustomMetadata), and
+// times to the server's precision (ServerTimes). obj is changed.
+func serverForm(r *Resource, obj runtime.Object) {
+	if r.Custom {
+		coerceCustomMetadata(obj)
+	}
+	ServerTimes(obj)
+}
