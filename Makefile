@@ -69,13 +69,16 @@ unit:
 	$(GO) test -race -count=1 $(PKGS)
 	@$(call each,$(MODULES),$(GO) test -race -count=1 ./...)
 
+# vet builds with -race, as the tests do, so that the tests reuse what vet
+# compiled: on an empty build cache, a plain go vet ./golden left 467
+# compiles to go test -race, go vet -race 9.
 vet-quick:
-	$(GO) vet $(PKGS)
-	@$(call each,$(QUICK_MODULES),$(GO) vet ./...)
+	$(GO) vet -race $(PKGS)
+	@$(call each,$(QUICK_MODULES),$(GO) vet -race ./...)
 
 vet:
-	$(GO) vet $(PKGS)
-	@$(call each,$(MODULES),$(GO) vet ./...)
+	$(GO) vet -race $(PKGS)
+	@$(call each,$(MODULES),$(GO) vet -race ./...)
 
 ## lint: gofmt must print nothing; go vet; staticcheck (not of generated
 ## code); the API listing check (verify-api).
