@@ -6,7 +6,13 @@
 // merge), server-side applies and deletes, of objects and of their status
 // subresource, over a [Store] (client-go's object tracker):
 //
-//   - create: generateName (a deterministic counter), uid,
+//   - every object stored (seeds too) in the form the server stores it
+//     (times.go): a metav1.Time to the second and a metav1.MicroTime to
+//     the microsecond, as JSON keeps them (ServerTimes); a custom
+//     resource's metadata as apiextensions-apiserver's schema coercer
+//     leaves it (no empty finalizers, labels or annotations);
+//   - create: generateName (a deterministic counter; a taken name tries
+//     the next, 8 in all, then the server's generateName conflict), uid,
 //     creationTimestamp, generation 1 where the resource tracks it,
 //     resourceVersion, the status reset where the resource has a status
 //     subresource, the strategy's own changes (a Pod's phase and QoS class,

@@ -156,7 +156,7 @@ func (p *timePlan) truncate(v reflect.Value) {
 func coerceCustomMetadata(obj runtime.Object) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		md, ok := u.Object["metadata"].(map[string]any)
-		if !ok {
+		if !ok || coercedMetadata(md) {
 			return
 		}
 		om := &metav1.ObjectMeta{}
@@ -199,4 +199,130 @@ func serverForm(r *Resource, obj runtime.Object) {
 		coerceCustomMetadata(obj)
 	}
 	ServerTimes(obj)
+}
+
+// coercedMetadata reports whether a custom resource's metadata is what
+// coerceCustomMetadata would make of it already (most are: the model
+// stores them so), without converting it: each key is a field of
+// ObjectMeta whose value is of its JSON type, not empty (ObjectMeta's
+// fields are omitempty) and, for times, in the converter's RFC 3339 form.
+// It may say false of metadata that is coerced already (the conversion
+// then runs and changes nothing), never true of one that is not.
+func coercedMetadata(md map[string]any) bool {
+	for k, v := range md {
+		ok := false
+		switch k {
+		case "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink":
+			ok = nonEmptyString(v)
+		case "generation", "deletionGracePeriodSeconds":
+			n, isInt := v.(int64)
+			ok = isInt && (n != 0 || k == "deletionGracePeriodSeconds")
+		case "creationTimestamp", "deletionTimestamp":
+			ok = canonicalTime(v)
+		case "labels", "annotations":
+			m, isMap := v.(map[string]any)
+			ok = isMap && len(m) > 0
+			for _, x := range m {
+				if _, isString := x.(string); !isString {
+					return false
+				}
+			}
+		case "finalizers":
+			l, isList := v.([]any)
+			ok = isList && len(l) > 0
+			for _, x := range l {
+				if _, isString := x.(string); !isString {
+					return false
+				}
+			}
+		case "ownerReferences":
+			l, isList := v.([]any)
+			ok = isList && len(l) > 0
+			for _, x := range l {
+				if !coercedOwnerReference(x) {
+					return false
+				}
+			}
+		case "managedFields":
+			l, isList := v.([]any)
+			ok = isList && len(l) > 0
+			for _, x := range l {
+				if !coercedManagedFieldsEntry(x) {
+					return false
+				}
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// coercedManagedFieldsEntry is coercedMetadata for an entry of
+// managedFields.
+func coercedManagedFieldsEntry(x any) bool {
+	e, ok := x.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, v := range e {
+		switch k {
+		case "manager", "operation", "apiVersion", "fieldsType", "subresource":
+			ok = nonEmptyString(v)
+		case "time":
+			ok = canonicalTime(v)
+		case "fieldsV1":
+			// A FieldsV1 is its JSON, a tree of objects: as decoded.
+			_, ok = v.(map[string]any)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// coercedOwnerReference is coercedMetadata for an owner reference,
+// whose apiVersion, kind, name and uid are always written.
+func coercedOwnerReference(x any) bool {
+	r, ok := x.(map[string]any)
+	if !ok {
+		return false
+	}
+	required := 0
+	for k, v := range r {
+		switch k {
+		case "apiVersion", "kind", "name", "uid":
+			_, ok = v.(string)
+			required++
+		case "controller", "blockOwnerDeletion":
+			_, ok = v.(bool)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+	return required == 4
+}
+
+func nonEmptyString(v any) bool {
+	s, ok := v.(string)
+	return ok && s != ""
+}
+
+// canonicalTime reports whether v is a time as the converter writes a
+// metav1.Time: RFC 3339 in UTC, to the second.
+func canonicalTime(v any) bool {
+	s, ok := v.(string)
+	if !ok || len(s) != len("2006-01-02T15:04:05Z") || s[len(s)-1] != 'Z' {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	var buf [len("2006-01-02T15:04:05Z")]byte
+	return err == nil && string(t.UTC().AppendFormat(buf[:0], time.RFC3339)) == s
 }

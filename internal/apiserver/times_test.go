@@ -164,3 +164,82 @@ func TestServerTimesWalk(t *testing.T) {
 		t.Errorf("unstructured time changed: %v", u.Object["t"])
 	}
 }
+
+// coercedMetadata, the shortcut of coerceCustomMetadata, says true only of
+// metadata the conversion leaves as it is.
+func TestCoercedMetadata(t *testing.T) {
+	mf := func(edit func(map[string]any)) map[string]any {
+		e := map[string]any{"manager": "m", "operation": "Apply", "apiVersion": "example.com/v1", "time": "2026-01-01T00:00:00Z",
+			"fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:size": map[string]any{}}}}
+		if edit != nil {
+			edit(e)
+		}
+		return e
+	}
+	owner := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u", "controller": true}
+	base := func() map[string]any {
+		return map[string]any{"name": "w", "namespace": "ns", "uid": "u", "resourceVersion": "3", "generation": int64(2),
+			"creationTimestamp": "2026-01-01T00:00:00Z", "labels": map[string]any{"a": "b"}, "annotations": map[string]any{"a": "b"},
+			"finalizers": []any{"x/y"}, "ownerReferences": []any{owner}, "managedFields": []any{mf(nil)}}
+	}
+	cases := []struct {
+		name    string
+		edit    func(map[string]any)
+		coerced bool
+	}{
+		{"canonical", nil, true},
+		{"being deleted", func(m map[string]any) {
+			m["deletionTimestamp"], m["deletionGracePeriodSeconds"] = "2026-01-01T00:00:01Z", int64(0)
+		}, true},
+		{"empty finalizers", func(m map[string]any) { m["finalizers"] = []any{} }, false},
+		{"empty labels", func(m map[string]any) { m["labels"] = map[string]any{} }, false},
+		{"null annotations", func(m map[string]any) { m["annotations"] = nil }, false},
+		{"empty name", func(m map[string]any) { m["generateName"] = "" }, false},
+		{"generation 0", func(m map[string]any) { m["generation"] = int64(0) }, false},
+		{"generation as a float", func(m map[string]any) { m["generation"] = float64(2) }, false},
+		{"nanoseconds", func(m map[string]any) { m["creationTimestamp"] = "2026-01-01T00:00:00.5Z" }, false},
+		{"another zone", func(m map[string]any) { m["creationTimestamp"] = "2026-01-01T01:00:00+01:00" }, false},
+		{"null time", func(m map[string]any) { m["creationTimestamp"] = nil }, false},
+		{"unknown field", func(m map[string]any) { m["color"] = "red" }, false},
+		{"a label that is not a string", func(m map[string]any) { m["labels"] = map[string]any{"a": int64(1)} }, false},
+		{"owner without uid", func(m map[string]any) {
+			m["ownerReferences"] = []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "c"}}
+		}, false},
+		{"managed fields time with nanoseconds", func(m map[string]any) {
+			m["managedFields"] = []any{mf(func(e map[string]any) { e["time"] = "2026-01-01T00:00:00.1Z" })}
+		}, false},
+		{"managed fields empty subresource", func(m map[string]any) {
+			m["managedFields"] = []any{mf(func(e map[string]any) { e["subresource"] = "" })}
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			md := base()
+			if c.edit != nil {
+				c.edit(md)
+			}
+			if got := coercedMetadata(md); got != c.coerced {
+				t.Errorf("coercedMetadata: %v, want %v", got, c.coerced)
+			}
+			in := runtime.DeepCopyJSON(map[string]any{"metadata": md})
+			out := &unstructured.Unstructured{Object: map[string]any{"metadata": runtime.DeepCopyJSONValue(md)}}
+			// The conversion itself, without the shortcut.
+			om := &metav1.ObjectMeta{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(out.Object["metadata"].(map[string]any), om); err != nil {
+				if c.coerced {
+					t.Fatalf("coerced metadata does not convert: %v", err)
+				}
+				return
+			}
+			conv, err := runtime.DefaultUnstructuredConverter.ToUnstructured(om)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if same := cmp.Equal(in["metadata"], any(conv)); c.coerced && !same {
+				t.Errorf("coercedMetadata says coerced, the conversion changes it (-in +out):\n%s", cmp.Diff(in["metadata"], any(conv)))
+			} else if !c.coerced && same {
+				t.Errorf("the conversion keeps it: coercedMetadata could say true")
+			}
+		})
+	}
+}
