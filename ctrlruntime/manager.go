@@ -34,6 +34,7 @@ import (
 // are kept for [Manager.Watches], which tells which object events enqueue
 // which requests.
 type Manager struct {
+	recorders
 	env   *Env
 	cache *watchCache
 
@@ -45,7 +46,7 @@ var _ manager.Manager = (*Manager)(nil)
 
 // NewManager returns a manager served by env's fixture.
 func NewManager(env *Env) *Manager {
-	return &Manager{env: env, cache: &watchCache{env: env, informers: map[schema.GroupVersionKind]*watchInformer{}, registered: make(chan struct{}, 1)}}
+	return &Manager{recorders: providerOf(recorder.Provider.GetEventRecorder, env), env: env, cache: &watchCache{env: env, informers: map[schema.GroupVersionKind]*watchInformer{}, registered: make(chan struct{}, 1)}}
 }
 
 // Add keeps a runnable (a controller) for Watches.
@@ -98,11 +99,37 @@ func (m *Manager) GetControllerOptions() config.Controller {
 // GetConverterRegistry returns an empty conversion registry.
 func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
 
-// GetEventRecorderFor returns the Env's recorder.
-func (m *Manager) GetEventRecorderFor(string) record.EventRecorder { return m.env.Recorder }
+// recorders is the manager's recorder.Provider, embedded in Manager under
+// an unexported name: GetEventRecorder's result type differs between
+// controller-runtime releases (events.EventRecorder up to 0.24,
+// recorder.EventRecorder, which adds AnnotatedEventf, from 0.25), so no
+// method of Manager can name it; the embedded interface has the release's.
+type recorders = recorder.Provider
 
-// GetEventRecorder returns the Env's events-API recorder.
-func (m *Manager) GetEventRecorder(string) recorder.EventRecorder { return m.env.EventsRecorder }
+// eventsProvider serves the Env's recorders, its GetEventRecorder's result
+// type R inferred from recorder.Provider's own method (providerOf).
+type eventsProvider[R any] struct{ env *Env }
+
+// providerOf returns the Env's recorders, with R the result type of get
+// (recorder.Provider.GetEventRecorder).
+func providerOf[R any](_ func(recorder.Provider, string) R, env *Env) recorder.Provider {
+	// The compiler cannot see that eventsProvider[R] is a Provider for
+	// every R, but it is for the one inferred: the assertion holds.
+	return any(eventsProvider[R]{env}).(recorder.Provider)
+}
+
+// GetEventRecorderFor returns the Env's recorder.
+func (p eventsProvider[R]) GetEventRecorderFor(string) record.EventRecorder { return p.env.Recorder }
+
+// GetEventRecorder returns the Env's events-API recorder (with
+// AnnotatedEventf where R wants it, recording as Eventf does).
+func (p eventsProvider[R]) GetEventRecorder(string) R {
+	if r, ok := any(p.env.EventsRecorder).(R); ok {
+		return r
+	}
+	r, _ := any(annotated{p.env.EventsRecorder}).(R)
+	return r
+}
 
 // GetHTTPClient returns nil: the fixture's world is not reached over HTTP.
 func (m *Manager) GetHTTPClient() *http.Client { return nil }
@@ -173,7 +200,7 @@ func (c *watchCache) GetInformerForKind(_ context.Context, gvk schema.GroupVersi
 	defer c.mu.Unlock()
 	inf, ok := c.informers[gvk]
 	if !ok {
-		inf = &watchInformer{cache: c}
+		inf = &watchInformer{synced: newSynced(), cache: c}
 		c.informers[gvk] = inf
 	}
 	return inf, nil
@@ -224,6 +251,7 @@ func (c *watchCache) handlersOf(gvk schema.GroupVersionKind) []toolscache.Resour
 
 // watchInformer records the event handlers of a kind.
 type watchInformer struct {
+	synced
 	cache    *watchCache
 	handlers []toolscache.ResourceEventHandler
 }
@@ -242,7 +270,7 @@ func (i *watchInformer) AddEventHandler(h toolscache.ResourceEventHandler) (tool
 	case i.cache.registered <- struct{}{}:
 	default:
 	}
-	return registration{}, nil
+	return registration{i.synced}, nil
 }
 
 func (i *watchInformer) AddEventHandlerWithResyncPeriod(h toolscache.ResourceEventHandler, _ time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
@@ -260,22 +288,20 @@ func (i *watchInformer) RemoveEventHandler(toolscache.ResourceEventHandlerRegist
 func (i *watchInformer) AddIndexers(toolscache.Indexers) error { return nil }
 func (i *watchInformer) HasSynced() bool                       { return true }
 func (i *watchInformer) IsStopped() bool                       { return false }
-func (i *watchInformer) HasSyncedChecker() toolscache.DoneChecker {
-	return synced{}
-}
 
-type registration struct{}
+type registration struct{ synced }
 
-func (registration) HasSynced() bool                          { return true }
-func (registration) HasSyncedChecker() toolscache.DoneChecker { return synced{} }
+// synced is a client-go DeltaFIFO that has synced (its initial list was
+// empty). Embedded in watchInformer and registration, it gives them
+// HasSynced and, on client-go 1.36 and later, HasSyncedChecker (done at
+// once), whose result type client-go 1.35 does not have: ctrlruntime
+// compiles on every supported minor without naming it.
+type synced struct{ *toolscache.DeltaFIFO }
 
-type synced struct{}
-
-func (synced) Name() string { return "ctrltest" }
-func (synced) Done() <-chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
+func newSynced() synced {
+	f := toolscache.NewDeltaFIFOWithOptions(toolscache.DeltaFIFOOptions{KeyFunction: toolscache.MetaNamespaceKeyFunc})
+	_ = f.Replace(nil, "") // an empty initial list: synced
+	return synced{f}
 }
 
 // IndexField registers a field index (as WithIndex does), for the

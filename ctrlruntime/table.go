@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/ctrltest/ctrltest/fixture"
 )
@@ -37,8 +36,12 @@ type Env struct {
 	// (mgr.GetEventRecorderFor): its events are the sync's events.
 	Recorder record.EventRecorder
 	// EventsRecorder is the manager's recorder of the events API
-	// (mgr.GetEventRecorder): its events are the sync's events too.
-	EventsRecorder recorder.EventRecorder
+	// (mgr.GetEventRecorder): its events are the sync's events too. It is
+	// client-go's events.EventRecorder, which every supported
+	// controller-runtime release's recorder.EventRecorder (0.25 and later)
+	// or GetEventRecorder result is or embeds; the one NewEnv sets has
+	// AnnotatedEventf too.
+	EventsRecorder events.EventRecorder
 
 	// cached and direct are the fixture's clients (nil on a real server).
 	cached, direct *Client
@@ -89,7 +92,13 @@ func (r eventsRecorder) AnnotatedEventf(regarding, related runtime.Object, _ map
 	r.Eventf(regarding, related, eventtype, reason, action, note, args...)
 }
 
-var _ recorder.EventRecorder = eventsRecorder{}
+// annotated adds AnnotatedEventf to an events recorder that lacks it.
+type annotated struct{ events.EventRecorder }
+
+// AnnotatedEventf records an event, as Eventf does.
+func (r annotated) AnnotatedEventf(regarding, related runtime.Object, _ map[string]string, eventtype, reason, action, note string, args ...any) {
+	r.Eventf(regarding, related, eventtype, reason, action, note, args...)
+}
 
 // Wire adapts a Reconciler to fixture's rows and cases: it is the Wire of
 // a fixture.Table[string] or fixture.Cases[string], whose keys are

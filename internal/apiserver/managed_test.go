@@ -122,7 +122,7 @@ func TestDaemonSetTemplateGenerationOwnership(t *testing.T) {
 		}
 		var out []string
 		for _, e := range got.ManagedFields {
-			if strings.Contains(e.FieldsV1.GetRawString(), templateGeneration) {
+			if strings.Contains(e.FieldsV1.String(), templateGeneration) {
 				out = append(out, e.Manager)
 			}
 		}

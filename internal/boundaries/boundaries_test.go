@@ -60,10 +60,10 @@ func TestImportRules(t *testing.T) {
 // the sweeps' judges that need no fixture; internal/casefile: the case
 // files' reader; internal/cleanups: a stack of cleanups, as testing keeps; internal/clientgo:
 // every read of client-go's private state; internal/resources: what a
-// clientset serves) never import anything above them.
+// clientset serves; internal/kubeminor: the Kubernetes minor of client-go) never import anything above them.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
-		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile", "internal/cleanups"},
+		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile", "internal/cleanups", "internal/kubeminor"},
 		"golden":              {"actions"},
 		"actions":             {"internal/resources"},
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
@@ -72,7 +72,8 @@ func TestLayers(t *testing.T) {
 		"internal/queues":     {},
 		"internal/apiserver":  {},
 		"internal/clientgo":   {},
-		"internal/resources":  {},
+		"internal/resources":  {"internal/kubeminor"},
+		"internal/kubeminor":  {},
 		"internal/sweeps":     {},
 		"internal/casefile":   {},
 		"internal/cleanups":   {},

@@ -1,10 +1,13 @@
 package clientgo
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -96,5 +99,40 @@ func TestListerWatcher(t *testing.T) {
 	}
 	if lw := ListerWatcher(struct{ cache.SharedIndexInformer }{}); lw != nil {
 		t.Errorf("ListerWatcher of another implementation = %v, want nil", lw)
+	}
+}
+
+// AwaitSynced waits for a handler's initial list on every supported
+// client-go minor: through HasSyncedChecker where the registration has it
+// (1.36 and later), by polling HasSynced where it does not (1.35).
+func TestAwaitSynced(t *testing.T) {
+	client := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}})
+	factory := informers.NewSharedInformerFactory(client, 0)
+	inf := factory.Core().V1().Pods().Informer()
+	var added []string
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) { added = append(added, obj.(*corev1.Pod).Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	// Not started: the handler cannot have synced.
+	short, stop := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer stop()
+	if AwaitSynced(short, reg) {
+		t.Fatal("AwaitSynced reported a handler of an informer that was not started synced")
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	defer cancel() // before Shutdown, which waits for the informers
+	wait, stop2 := context.WithTimeout(ctx, 10*time.Second)
+	defer stop2()
+	if !AwaitSynced(wait, reg) {
+		t.Fatal("AwaitSynced: the handler did not sync within 10s")
+	}
+	if !reg.HasSynced() {
+		t.Error("AwaitSynced returned before the registration reported HasSynced")
+	}
+	if want := []string{"web"}; !reflect.DeepEqual(added, want) {
+		t.Errorf("the handler saw %q when AwaitSynced returned, want %q", added, want)
 	}
 }

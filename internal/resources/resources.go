@@ -12,7 +12,9 @@ package resources
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/ctrltest/ctrltest/internal/kubeminor"
 )
 
 // Info describes one type a clientset serves.
@@ -269,20 +274,86 @@ func (t *Table) ServesGroup(group string) bool { return t.apiGroups[group] }
 // sample-controller does, for its events) leaves the answer as it is.
 func IsBuiltIn(group string) bool { return Kube().ServesGroup(group) }
 
-//go:generate go run ../../hack/kube-resources -o zz_generated.kube.go
+// KubeRow is one row of the generated table of client-go's
+// kubernetes.Interface (zz_generated.kube.go): an Info without its Type,
+// and the Kubernetes minors whose clientsets serve the resource so
+// (Minors, ascending: 37 is k8s.io/client-go v0.37). A resource whose
+// verbs or subresources changed between minors has a row per variant.
+type KubeRow struct {
+	Minors []int
+	Info   Info
+}
 
-// Kube returns the table of client-go's kubernetes.Interface, built once
-// from the one hack/kube-resources generated off it (kubeInfos), so that
-// a test binary that registers no clientset of its own never reaches
-// FromClientset: its reflect.Type.Method calls make the linker keep every
-// exported method of every type converted to an interface (see
-// hack/binary-size.sh). TestKubeTableIsGenerated fails when the generated
-// table is not FromClientset's.
+// KubeRows returns the generated rows (hack/kube-resources reads them to
+// merge in one minor's).
+func KubeRows() []KubeRow { return kubeRows() }
+
+// Kube returns the table of client-go's kubernetes.Interface on the
+// Kubernetes minor this binary is built with, built once from the rows
+// hack/kube-resources generated off each supported minor's clientset
+// (make codegen). The rows name no Go type, so that the table compiles on
+// every minor: each kind's type is client-go's scheme's. A test binary
+// that registers no clientset of its own thus never reaches FromClientset:
+// its reflect.Type.Method calls make the linker keep every exported method
+// of every type converted to an interface (see hack/binary-size.sh).
+// TestKubeTableIsGenerated fails when the generated table is not
+// FromClientset's on the minor it runs on (make test-minors runs it on
+// each).
 var Kube = sync.OnceValue(func() *Table {
-	t := newTable()
-	for _, in := range kubeInfos() {
-		t.add(in)
-	}
-	t.finish()
+	_, minor := kubeminor.Running()
+	t, _ := kubeTable(kubeRows(), minor, kubescheme.Scheme.AllKnownTypes())
 	return t
 })
+
+// kubeTable returns the table of rows for minor, each with its kind's Go
+// type from known (a scheme's AllKnownTypes), and the minor it chose: minor
+// when rows have it, else (a client-go whose version is unknown or not
+// supported) the newest of the rows' minors whose every kind known has.
+// Rows whose kind known lacks are left out.
+func kubeTable(rows []KubeRow, minor int, known map[schema.GroupVersionKind]reflect.Type) (*Table, int) {
+	minor = pickMinor(rows, minor, known)
+	t := newTable()
+	for _, r := range rows {
+		if !slices.Contains(r.Minors, minor) {
+			continue
+		}
+		typ, ok := known[r.Info.GVK]
+		if !ok {
+			continue
+		}
+		in := r.Info
+		in.Type = reflect.PointerTo(typ)
+		t.add(&in)
+	}
+	t.finish()
+	return t, minor
+}
+
+// pickMinor returns minor when a row has it, else the newest minor of the
+// rows whose every kind known has (the oldest when none has all).
+func pickMinor(rows []KubeRow, minor int, known map[schema.GroupVersionKind]reflect.Type) int {
+	complete := map[int]bool{}
+	for _, r := range rows {
+		for _, m := range r.Minors {
+			if m == minor {
+				return minor
+			}
+			if _, seen := complete[m]; !seen {
+				complete[m] = true
+			}
+			if _, ok := known[r.Info.GVK]; !ok {
+				complete[m] = false
+			}
+		}
+	}
+	minors := slices.Sorted(maps.Keys(complete))
+	for i := len(minors) - 1; i >= 0; i-- {
+		if complete[minors[i]] {
+			return minors[i]
+		}
+	}
+	if len(minors) == 0 {
+		return minor
+	}
+	return minors[0]
+}

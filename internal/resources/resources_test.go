@@ -2,6 +2,7 @@ package resources
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,6 +14,8 @@ import (
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctrltest/ctrltest/internal/kubeminor"
 
 	samplev1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned"
@@ -82,23 +85,65 @@ func TestFromClientsetErrors(t *testing.T) {
 	}
 }
 
-// The generated table of client-go's kubernetes clientset is the one
-// FromClientset reads off its interface: run go generate ./internal/resources
-// after a client-go upgrade.
+// The generated rows of the minor the test runs on are the table
+// FromClientset reads off client-go's kubernetes.Interface: run make
+// codegen after a client-go upgrade (make test-minors runs this test on
+// every supported minor).
 func TestKubeTableIsGenerated(t *testing.T) {
 	want, err := FromClientset(reflect.TypeFor[kubernetes.Interface](), kubescheme.Scheme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want.Infos(), Kube().Infos(), cmp.Comparer(func(a, b reflect.Type) bool { return a == b })); diff != "" {
-		t.Fatalf("zz_generated.kube.go is stale (go generate ./internal/resources) (-FromClientset +generated):\n%s", diff)
+	version, minor := kubeminor.Running()
+	got, picked := kubeTable(kubeRows(), minor, kubescheme.Scheme.AllKnownTypes())
+	if picked != minor {
+		t.Fatalf("zz_generated.kube.go has no rows for k8s.io/client-go %s (Kubernetes 1.%d); run make codegen", version, minor)
 	}
-	if diff := cmp.Diff(want.GroupVersions(), Kube().GroupVersions()); diff != "" {
+	if diff := cmp.Diff(want.Infos(), got.Infos(), cmp.Comparer(func(a, b reflect.Type) bool { return a == b })); diff != "" {
+		t.Fatalf("zz_generated.kube.go's rows of 1.%d are stale (make codegen) (-FromClientset +generated):\n%s", minor, diff)
+	}
+	if diff := cmp.Diff(want.GroupVersions(), got.GroupVersions()); diff != "" {
 		t.Errorf("group versions (-FromClientset +generated):\n%s", diff)
 	}
 	for _, in := range want.Infos() {
 		if got, _ := Kube().ForType(in.Type); got == nil || got.GVR != in.GVR {
 			t.Errorf("ForType(%v) = %v, want %v", in.Type, got, in.GVR)
+		}
+	}
+}
+
+// Without client-go's version (vendored, replaced by a directory) or on a
+// minor the rows do not have, the table is of the newest minor whose every
+// kind the scheme knows: each minor's own kinds pick that minor.
+func TestKubeTablePicksTheMinorOfTheScheme(t *testing.T) {
+	rows := kubeRows()
+	minors := map[int]bool{}
+	for _, r := range rows {
+		for _, m := range r.Minors {
+			minors[m] = true
+		}
+	}
+	if len(minors) != kubeminor.Newest-kubeminor.Oldest+1 {
+		t.Errorf("zz_generated.kube.go has rows of the minors %v, want %d to %d (make codegen)", minors, kubeminor.Oldest, kubeminor.Newest)
+	}
+	type anyType struct{}
+	for m := range minors {
+		known := map[schema.GroupVersionKind]reflect.Type{}
+		kinds := 0
+		for _, r := range rows {
+			if slices.Contains(r.Minors, m) {
+				known[r.Info.GVK] = reflect.TypeFor[anyType]()
+				kinds++
+			}
+		}
+		for _, unknown := range []int{0, 99} {
+			tab, picked := kubeTable(rows, unknown, known)
+			if picked != m || len(tab.Infos()) != kinds {
+				t.Errorf("kubeTable(minor %d, the kinds of 1.%d) picked 1.%d with %d resources, want 1.%d with %d", unknown, m, picked, len(tab.Infos()), m, kinds)
+			}
+		}
+		if _, picked := kubeTable(rows, m, nil); picked != m {
+			t.Errorf("kubeTable(minor %d) picked %d", m, picked)
 		}
 	}
 }

@@ -37,7 +37,7 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 				CreationTimestamp: metav1.Unix(1767225600, 0), Generation: 3, ResourceVersion: "7", UID: "u",
 				ManagedFields: []metav1.ManagedFieldsEntry{
 					{Manager: "m", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", FieldsType: "FieldsV1",
-						FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)},
+						FieldsV1: newFieldsV1(`{"f:spec":{"f:replicas":{}}}`)},
 					{Manager: "n", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", Subresource: "status"},
 				}},
 			Spec: appsv1.DeploymentSpec{
@@ -77,7 +77,7 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 	for _, obj := range objs[1:] {
 		m, _ := meta.Accessor(obj)
 		m.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:name":{}}}`)}})
+			FieldsType: "FieldsV1", FieldsV1: newFieldsV1(`{"f:metadata":{"f:name":{}}}`)}})
 	}
 	for name, inner := range converters {
 		in := unstructuredInput{inner, &fieldsV1Memo{}}
@@ -151,4 +151,14 @@ func TestFieldManagersChangeNotTheirInputs(t *testing.T) {
 	if !equality.Semantic.DeepEqual(live, liveBefore) {
 		t.Errorf("the field manager changed the live object:\n%s", cmp.Diff(liveBefore, live))
 	}
+}
+
+// newFieldsV1 is metav1.NewFieldsV1, which client-go 1.35's apimachinery
+// lacks (1.36 added it).
+func newFieldsV1(raw string) *metav1.FieldsV1 {
+	f := &metav1.FieldsV1{}
+	if err := f.UnmarshalJSON([]byte(raw)); err != nil {
+		panic(err)
+	}
+	return f
 }

@@ -353,9 +353,7 @@ func (w *World) awaitHandlers(ctx context.Context, informer cache.SharedIndexInf
 		return false
 	}
 	for _, reg := range regs {
-		select {
-		case <-reg.HasSyncedChecker().Done():
-		case <-ctx.Done():
+		if !clientgo.AwaitSynced(ctx, reg) {
 			w.t.Fatalf("fixture: an event handler of %s did not process the informer's initial list within %v", what, w.timeout)
 		}
 	}

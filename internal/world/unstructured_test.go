@@ -175,7 +175,7 @@ func TestFromUnstructuredStrictRecursiveType(t *testing.T) {
 func TestToUnstructuredRemembersFieldsV1(t *testing.T) {
 	w := newWorld(t, nil)
 	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	fields := metav1.NewFieldsV1
+	fields := newFieldsV1
 	objects := []runtime.Object{
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "none"}},
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "entries", ManagedFields: []metav1.ManagedFieldsEntry{
@@ -219,7 +219,7 @@ func BenchmarkToUnstructured(b *testing.B) {
 	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}, CreationTimestamp: at,
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "a", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", Time: &at, FieldsType: "FieldsV1",
-			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`)}}},
+			FieldsV1: newFieldsV1(`{"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`)}}},
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}},
 	}
 	b.Run("converter", func(b *testing.B) {

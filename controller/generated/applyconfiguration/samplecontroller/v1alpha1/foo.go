@@ -33,7 +33,7 @@ import (
 // Foo asks for a Deployment named Spec.DeploymentName with Spec.Replicas
 // replicas, and reports how many of them are available.
 type FooApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:""`
+	v1.TypeMetaApplyConfiguration    `json:",inline"`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                             *FooSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                           *FooStatusApplyConfiguration `json:"status,omitempty"`

@@ -32,7 +32,7 @@ import (
 //
 // GatewayClass is a cluster-scoped test kind.
 type GatewayClassApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:""`
+	v1.TypeMetaApplyConfiguration    `json:",inline"`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 }
 

@@ -29,7 +29,7 @@ import (
 //
 // Gateway is a namespaced test kind.
 type GatewayApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:""`
+	v1.TypeMetaApplyConfiguration    `json:",inline"`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                             *GatewaySpecApplyConfiguration `json:"spec,omitempty"`
 }

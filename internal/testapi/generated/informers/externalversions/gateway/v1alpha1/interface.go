@@ -25,9 +25,9 @@ import (
 // Interface provides access to all the informers in this group version.
 type Interface interface {
 	// Gateways returns a GatewayInformer.
-	Gateways() TypedGatewayInformer
+	Gateways() GatewayInformer
 	// GatewayClasses returns a GatewayClassInformer.
-	GatewayClasses() TypedGatewayClassInformer
+	GatewayClasses() GatewayClassInformer
 }
 
 type version struct {
@@ -41,12 +41,12 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Gateways returns a TypedGatewayInformer.
-func (v *version) Gateways() TypedGatewayInformer {
+// Gateways returns a GatewayInformer.
+func (v *version) Gateways() GatewayInformer {
 	return &gatewayInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// GatewayClasses returns a TypedGatewayClassInformer.
-func (v *version) GatewayClasses() TypedGatewayClassInformer {
+// GatewayClasses returns a GatewayClassInformer.
+func (v *version) GatewayClasses() GatewayClassInformer {
 	return &gatewayClassInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
