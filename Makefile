@@ -33,7 +33,7 @@ API_DIR       ?= api
 # failure, and prints what it runs.
 each = set -e; for m in $(1); do echo "cd $$m && $(2)"; (cd $$m && $(2)); done
 
-.PHONY: all test test-all unit unit-quick vet vet-quick lint codegen verify-codegen verify-go-line verify-doc-paths api verify-api mod-download example bench binary-size golden verify-golden parity fuzz
+.PHONY: all test test-all test-minors unit unit-quick vet vet-quick lint codegen verify-codegen verify-go-line verify-doc-paths api verify-api mod-download example bench binary-size golden verify-golden parity fuzz
 
 all: lint test-all
 
@@ -45,6 +45,14 @@ test: vet-quick unit-quick verify-codegen verify-go-line verify-doc-paths
 ## test-all: the whole suite, as CI runs it: test, plus go vet and
 ## race-enabled tests of every module (MODULES), and the API listing check.
 test-all: vet unit verify-codegen verify-go-line verify-doc-paths verify-api
+
+## test-minors: the core module, crd and ctrlruntime on every supported
+## Kubernetes minor of hack/minors.txt that their go.mod does not require
+## (test-all tests that one), each in a switched copy of the tree, and a
+## consumer module pinned to each minor's client-go adding ctrltest without
+## a k8s.io module raised (hack/minors.sh; MINORS_ALL=1 tests every minor).
+test-minors:
+	hack/minors.sh
 
 ## verify-doc-paths: the repository paths the docs name exist.
 verify-doc-paths:
@@ -108,11 +116,17 @@ verify-api:
 		exit 1; \
 	fi
 
-## codegen: regenerate the reference controller's clients, listers and informers.
+## codegen: regenerate the reference controller's clients, listers and
+## informers (k8s.io/code-generator of the oldest supported minor, pinned in
+## hack/tools: generated code compiles on later minors, not earlier ones),
+## and internal/resources' table of client-go's clientset, read off each
+## supported minor's (hack/kube-resources/run.sh).
 codegen:
 	hack/update-codegen.sh
 
-## verify-codegen: fail when a generated file is stale or was edited by hand.
+## verify-codegen: fail when a generated file is stale or was edited by
+## hand; the resource table's rows of the newest minor are regenerated
+## against it (make test-minors checks each minor's rows on that minor).
 verify-codegen:
 	hack/verify-codegen.sh
 

@@ -99,11 +99,15 @@ func (m *Manager) GetControllerOptions() config.Controller {
 // GetConverterRegistry returns an empty conversion registry.
 func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
 
+// GetEventRecorderFor returns the Env's recorder.
+func (m *Manager) GetEventRecorderFor(string) record.EventRecorder { return m.env.Recorder }
+
 // recorders is the manager's recorder.Provider, embedded in Manager under
 // an unexported name: GetEventRecorder's result type differs between
 // controller-runtime releases (events.EventRecorder up to 0.24,
 // recorder.EventRecorder, which adds AnnotatedEventf, from 0.25), so no
-// method of Manager can name it; the embedded interface has the release's.
+// method of Manager can name it; the embedded interface has the release's
+// (GetEventRecorder returns the Env's EventsRecorder).
 type recorders = recorder.Provider
 
 // eventsProvider serves the Env's recorders, its GetEventRecorder's result

@@ -102,3 +102,18 @@ generate internal/testapi/apis gateway/v1alpha1 internal/testapi/generated ./hac
 # The same API without an OpenAPI schema, as a user may generate it: its
 # fake's NewClientset knows none of the types (fixture/noschema_test.go).
 generate internal/testapi/apis gateway/v1alpha1 internal/testapi/noschema
+
+# internal/resources' table of client-go's kubernetes clientset: the rows of
+# each supported minor (hack/minors.txt; KUBE_RESOURCES_MINORS names some),
+# each read off that minor's clientset, merged into the file.
+table="${out_root}/internal/resources/zz_generated.kube.go"
+if [ "${out_root}" != "${root}" ]; then
+  cp "${root}/internal/resources/zz_generated.kube.go" "${table}"
+fi
+while read -r minor version _; do
+  case "${minor}" in ''|'#'*) continue ;; esac
+  if [ -n "${KUBE_RESOURCES_MINORS:-}" ] && [[ " ${KUBE_RESOURCES_MINORS} " != *" ${minor} "* ]]; then
+    continue
+  fi
+  "${root}/hack/kube-resources/run.sh" "${version}" "${table}"
+done <"${root}/hack/minors.txt"
