@@ -109,13 +109,16 @@ import (
 )
 
 // Sync makes the Secret of the ConfigMap key names, once.
-func Sync(ctx context.Context, client kubernetes.Interface, configMaps corelisters.ConfigMapLister, key cache.ObjectName) error {
+func Sync(ctx context.Context, client kubernetes.Interface, configMaps corelisters.ConfigMapLister, secrets corelisters.SecretLister, key cache.ObjectName) error {
 	cm, err := configMaps.ConfigMaps(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if _, err := secrets.Secrets(key.Namespace).Get(key.Name); err == nil {
+		return nil
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: cm.Name, Namespace: cm.Namespace}, StringData: cm.Data}
 	_, err = client.CoreV1().Secrets(cm.Namespace).Create(ctx, secret, metav1.CreateOptions{})
@@ -148,9 +151,10 @@ import (
 )
 
 func wire(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] {
-	client, configMaps := f.Kube(), f.KubeInformers().Core().V1().ConfigMaps().Lister()
+	client, core := f.Kube(), f.KubeInformers().Core().V1()
+	configMaps, secrets := core.ConfigMaps().Lister(), core.Secrets().Lister()
 	return func(ctx context.Context, key cache.ObjectName) error {
-		return Sync(ctx, client, configMaps, key)
+		return Sync(ctx, client, configMaps, secrets, key)
 	}
 }
 
@@ -169,8 +173,9 @@ func TestSync(t *testing.T) {
 			Objects: []runtime.Object{cm, secret},
 			Key:     "default/web",
 		}, {
-			Name: "no ConfigMap: nothing to do",
-			Key:  "default/web",
+			Name:      "no ConfigMap: nothing to do",
+			Key:       "default/web",
+			AbsentKey: true,
 		}},
 	}.Run(t)
 }

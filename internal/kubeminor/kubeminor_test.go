@@ -36,17 +36,18 @@ func TestOf(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	v := func(minor int, rest string) string { return "v0." + strconv.Itoa(minor) + rest }
 	tests := []struct {
 		version string
 		want    string // a part of the error; "" for none
 	}{
-		{"v0.35.10", ""},
-		{"v0.36.0", ""},
-		{"v0.37.2", ""},
-		{"v0.37.3-0.20261201000000-abcdef123456", ""},
-		{"v0.34.13", "k8s.io/client-go v0.34.13 (Kubernetes 1.34); ctrltest supports Kubernetes 1.35 to 1.37 (k8s.io/client-go v0.35.x to v0.37.x)"},
-		{"v0.38.0", "k8s.io/client-go v0.38.0 (Kubernetes 1.38); ctrltest supports Kubernetes 1.35 to 1.37"},
-		{"v0.38.0-alpha.0", "Kubernetes 1.38"},
+		{v(Oldest, ".0"), ""},
+		{v(Oldest, ".10"), ""},
+		{v(Newest, ".2"), ""},
+		{v(Newest, ".3-0.20261201000000-abcdef123456"), ""},
+		{v(Oldest-1, ".13"), "k8s.io/client-go " + v(Oldest-1, ".13") + " (Kubernetes 1." + strconv.Itoa(Oldest-1) + "); ctrltest supports " + Supported},
+		{v(Newest+1, ".0"), "k8s.io/client-go " + v(Newest+1, ".0") + " (Kubernetes 1." + strconv.Itoa(Newest+1) + "); ctrltest supports " + Supported},
+		{v(Newest+1, ".0-alpha.0"), "Kubernetes 1." + strconv.Itoa(Newest+1)},
 		// Not judged: no build info, a directory replacement, the main
 		// module's own version.
 		{"", ""},
@@ -61,6 +62,10 @@ func TestCheck(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("Check(%q) = %v, want an error containing %q", tt.version, err, tt.want)
 		}
+	}
+	// The message as a user on 1.38 would read it.
+	if got, want := Check("v0.38.0"), "this test binary is built with k8s.io/client-go v0.38.0 (Kubernetes 1.38); ctrltest supports Kubernetes 1.36 to 1.37 (k8s.io/client-go v0.36.x to v0.37.x)"; Oldest == 36 && Newest == 37 && (got == nil || !strings.HasPrefix(got.Error(), want)) {
+		t.Errorf("Check(v0.38.0) = %v, want it to start %q", got, want)
 	}
 }
 
