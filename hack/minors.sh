@@ -212,20 +212,31 @@ for minor in "${order[@]}"; do
   git ls-files --cached --others --exclude-standard -z | xargs -0 cp --parents -t "${scratch}/${minor}/clean"
   echo "=== Kubernetes ${minor}: k8s.io ${v}, controller-runtime ${crv} (copy in ${tree})"
 
-  if [ -z "${all}" ] && requires . k8s.io/client-go "${v}"; then
+  # Which modules to test: those whose go.mod does not require the minor.
+  test_core=1 test_cr=1
+  if [ -z "${all}" ] && requires . k8s.io/client-go "${v}"; then test_core=; fi
+  if [ -z "${all}" ] && requires ctrlruntime sigs.k8s.io/controller-runtime "${crv}"; then test_cr=; fi
+  # Switch all three modules of the copy, so that each one's go.mod agrees
+  # with the others' (the core module's tests run go list -m in crd and
+  # ctrlruntime).
+  switch "${tree}" "k8s.io/api@${v}" "k8s.io/apimachinery@${v}" "k8s.io/client-go@${v}" &&
+    switch "${tree}/crd" "k8s.io/api@${v}" "k8s.io/apimachinery@${v}" "k8s.io/client-go@${v}" "k8s.io/apiextensions-apiserver@${v}" &&
+    switch "${tree}/ctrlruntime" "sigs.k8s.io/controller-runtime@${crv}" "k8s.io/api@${v}" "k8s.io/apimachinery@${v}" "k8s.io/client-go@${v}" "k8s.io/apiextensions-apiserver@${v}" ||
+    { status=1; continue; }
+
+  if [ -z "${test_core}" ]; then
     echo "--- core, crd: go.mod requires ${v} already (make test-all tests them)"
   else
     echo "--- core on ${v}"
-    switch "${tree}" "k8s.io/api@${v}" "k8s.io/apimachinery@${v}" "k8s.io/client-go@${v}" && check "${tree}" || status=1
+    check "${tree}" || status=1
     echo "--- crd on ${v}"
-    switch "${tree}/crd" "k8s.io/api@${v}" "k8s.io/apimachinery@${v}" "k8s.io/client-go@${v}" "k8s.io/apiextensions-apiserver@${v}" && check "${tree}/crd" || status=1
+    check "${tree}/crd" || status=1
   fi
-
-  if [ -z "${all}" ] && requires ctrlruntime sigs.k8s.io/controller-runtime "${crv}"; then
+  if [ -z "${test_cr}" ]; then
     echo "--- ctrlruntime: go.mod requires controller-runtime ${crv} already (make test-all tests it)"
   else
     echo "--- ctrlruntime on controller-runtime ${crv}"
-    switch "${tree}/ctrlruntime" "sigs.k8s.io/controller-runtime@${crv}" "k8s.io/api@${v}" "k8s.io/apimachinery@${v}" "k8s.io/client-go@${v}" && check "${tree}/ctrlruntime" || status=1
+    check "${tree}/ctrlruntime" || status=1
   fi
 
   echo "--- a consumer pinned to ${v} adds ctrltest"
