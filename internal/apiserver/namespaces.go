@@ -40,10 +40,12 @@ func (m *Model) deleteNamespace(r *Resource, name string, opts metav1.DeleteOpti
 	if p := opts.Preconditions; p != nil {
 		if p.UID != nil && *p.UID != ns.UID {
 			return nil, false, true, apierrors.NewConflict(namespacesResource, name,
+				//lint:ignore ST1005 the namespace registry's message, word for word
 				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, ns.UID))
 		}
 		if p.ResourceVersion != nil && *p.ResourceVersion != ns.ResourceVersion {
 			return nil, false, true, apierrors.NewConflict(namespacesResource, name,
+				//lint:ignore ST1005 the namespace registry's message, word for word
 				fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, ns.ResourceVersion))
 		}
 	}
