@@ -235,6 +235,9 @@ func (m *Model) Seed(r *Resource, obj runtime.Object, revision int64) error {
 	if om.GetGeneration() == 0 && r.strategy().generation != genNone {
 		om.SetGeneration(1)
 	}
+	if m.Namespaces && isNamespaces(r) {
+		seedNamespace(obj)
+	}
 	om.SetResourceVersion(strconv.FormatInt(revision, 10))
 	serverForm(r, obj)
 	return nil

@@ -103,3 +103,25 @@ func heldBySpec(r *Resource, obj runtime.Object) bool {
 	ns, ok := obj.(*corev1.Namespace)
 	return ok && isNamespaces(r) && len(ns.Spec.Finalizers) > 0
 }
+
+// seedNamespace gives a seed namespace that is not being deleted what
+// the server gave it on its create (the namespace strategy's
+// PrepareForCreate): phase Active, when it has no phase, and the
+// kubernetes finalizer, without which the namespace controller would never
+// finalize it once deleted. A namespace seeded as being deleted is kept as
+// written.
+func seedNamespace(obj runtime.Object) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok || ns.DeletionTimestamp != nil {
+		return
+	}
+	if ns.Status.Phase == "" {
+		ns.Status.Phase = corev1.NamespaceActive
+	}
+	for _, f := range ns.Spec.Finalizers {
+		if f == corev1.FinalizerKubernetes {
+			return
+		}
+	}
+	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+}
