@@ -173,6 +173,10 @@ type Model struct {
 	// Admission, when set, defaults and validates the objects of writes
 	// (see admission.go).
 	Admission *Admission
+	// Namespaces keeps deleted namespaces Terminating until their
+	// finalizers are gone, as kube-apiserver does (see namespaces.go):
+	// for a world whose namespace controller runs.
+	Namespaces bool
 
 	// seedTime is the creationTimestamp of seeds that have none.
 	seedTime metav1.Time
@@ -231,6 +235,9 @@ func (m *Model) Seed(r *Resource, obj runtime.Object, revision int64) error {
 	if om.GetGeneration() == 0 && r.strategy().generation != genNone {
 		om.SetGeneration(1)
 	}
+	if m.Namespaces && isNamespaces(r) {
+		seedNamespace(obj)
+	}
 	om.SetResourceVersion(strconv.FormatInt(revision, 10))
 	serverForm(r, obj)
 	return nil
@@ -256,7 +263,9 @@ func Handles(action clienttesting.Action) bool {
 	switch action.GetVerb() {
 	case "create":
 		return sub == "" || sub == "status" || sub == "eviction"
-	case "update", "patch":
+	case "update":
+		return sub == "" || sub == "status" || sub == "scale" || sub == "finalize"
+	case "patch":
 		return sub == "" || sub == "status" || sub == "scale"
 	case "delete", "delete-collection":
 		return sub == "" || sub == "status"
@@ -324,6 +333,12 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry
 		obj, err := m.create(r, ns, a.GetObject().DeepCopyObject(), write{manager: a.CreateOptions.FieldManager})
 		return obj, err == nil, err
 	case clienttesting.UpdateActionImpl:
+		if sub == "finalize" {
+			if !isNamespaces(r) {
+				return nil, false, noSubresource(r, action)
+			}
+			return m.finalizeNamespace(r, a)
+		}
 		return m.update(r, ns, sub, a.GetObject().DeepCopyObject(), write{manager: a.UpdateOptions.FieldManager})
 	case clienttesting.PatchActionImpl:
 		if a.GetPatchType() == types.ApplyPatchType {
@@ -331,6 +346,11 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry
 		}
 		return m.patch(r, ns, sub, a)
 	case clienttesting.DeleteActionImpl:
+		if m.Namespaces && isNamespaces(r) {
+			if obj, changed, handled, err := m.deleteNamespace(r, a.GetName(), a.DeleteOptions); handled {
+				return obj, changed, err
+			}
+		}
 		return m.delete(r, ns, a.GetName(), a.DeleteOptions)
 	case clienttesting.DeleteCollectionActionImpl:
 		return m.deleteCollection(r, ns, a)
@@ -591,7 +611,8 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	// An update that removes the last finalizer of an object being
 	// deleted deletes it (registry.ShouldDeleteDuringUpdate).
 	if len(om.GetFinalizers()) == 0 && oldMeta.GetDeletionTimestamp() != nil &&
-		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) {
+		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) &&
+		!heldBySpec(r, obj) {
 		return m.remove(r, ns, om.GetName(), obj)
 	}
 	return m.put(r, ns, obj)
