@@ -39,6 +39,11 @@ type Env struct {
 	// EventsRecorder is the manager's recorder of the events API
 	// (mgr.GetEventRecorder): its events are the sync's events too.
 	EventsRecorder recorder.EventRecorder
+	// Manager is a manager.Manager of these pieces, on which a
+	// reconciler's SetupWithManager runs unchanged: Wire connects the
+	// watches of the controllers it builds to the fixture's informers;
+	// Manager.Watches delivers events to them by hand.
+	Manager *Manager
 
 	// cached and direct are the fixture's clients (nil on a real server).
 	cached, direct *Client
@@ -67,6 +72,7 @@ func NewEnv(f *fixture.Fixture, opts ...Option) *Env {
 		Recorder:       f.Recorder(),
 		EventsRecorder: eventsRecorder{f.EventsRecorder()},
 	}
+	env.Manager = newManager(env)
 	if cfg := f.RESTConfig(); cfg != nil {
 		c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: f.RESTMapper()})
 		if err != nil {
@@ -129,9 +135,15 @@ func Wire(wire func(env *Env) reconcile.Reconciler, opts ...Option) func(*fixtur
 			}
 		}
 		all := append([]Option{Cached(), Watching(seen...)}, opts...)
-		r := wire(NewEnv(f, all...))
+		env := NewEnv(f, all...)
+		r := wire(env)
 		if r == nil {
 			f.T().Fatal("ctrlruntime.Wire: the wire function returned a nil reconciler")
+		}
+		if env.Manager.hasControllers() {
+			if err := env.Manager.connect(f); err != nil {
+				f.T().Fatalf("ctrlruntime.Wire: connecting the watches of the controllers built on env.Manager to the fixture's informers: %v", err)
+			}
 		}
 		return SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) {
 			f.SetReturned(returned(res))
