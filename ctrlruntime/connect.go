@@ -18,13 +18,14 @@ import (
 // go to the fixture's work-queue spy (fixture.Queue[string]) as keys
 // ("namespace/name", see Key). So the fixture calls them as it delivers
 // the world's changes, and its checks see what re-queues a key. On a real
-// API server (fixture.WithServer) nothing is connected.
+// API server (fixture.WithServer) nothing is connected. The handlers get
+// the informers' objects (the initial list) before connect returns.
 func (m *Manager) connect(f *fixture.Fixture) error {
 	if f.RESTConfig() != nil {
 		return nil
 	}
 	q := requestQueue{fixture.Queue[string](f)}
-	return m.startSources(f.T(), "Wire", func() workqueue.TypedRateLimitingInterface[reconcile.Request] { return q }, func(h handlerOf) error {
+	err := m.startSources(f.T(), "Wire", func() workqueue.TypedRateLimitingInterface[reconcile.Request] { return q }, func(h handlerOf) error {
 		k := h.informer.key
 		switch k.form {
 		case unstructuredForm:
@@ -46,6 +47,14 @@ func (m *Manager) connect(f *fixture.Fixture) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// The informers may hold the seeds already (Wire's client reads
+	// them): their handlers get them now, as a started informer gives its
+	// store to a handler added late, not after the row's first sync.
+	f.Refresh()
+	return nil
 }
 
 // requestQueue is a controller's work queue on the fixture's spy: each
