@@ -109,9 +109,22 @@ var _ recorder.EventRecorder = eventsRecorder{}
 // the zero result, FormatResult's line otherwise. Terminal checks a
 // reconcile.TerminalError (Row.WantErr).
 //
+// When wire sets the reconciler up with env.Manager (SetupWithManager),
+// Wire connects the watches of the controllers built on it to the
+// fixture's informers: their event handlers (For, Owns, Watches, behind
+// their predicates) are called as the fixture delivers the world's
+// changes, and the requests they enqueue are keys on the fixture's
+// work-queue spy, fixture.Queue[string]. So the stale-cache and event-order
+// sweeps judge what re-queues a key. The handlers get the informers'
+// objects (the initial list) before Wire returns.
+//
 //	fixture.Table[string]{
 //		Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
-//			return &WebAppReconciler{Client: env.Client, Scheme: env.Scheme}
+//			r := &WebAppReconciler{Client: env.Client, Scheme: env.Scheme}
+//			if err := r.SetupWithManager(env.Manager); err != nil {
+//				env.F.T().Fatal(err)
+//			}
+//			return r
 //		}),
 //		Options: []fixture.Option{fixture.WithTypes(Types)},
 //		Rows: []fixture.Row{{
