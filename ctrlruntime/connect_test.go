@@ -227,3 +227,16 @@ func TestWireConnectsOnce(t *testing.T) {
 		t.Errorf("Watches after Wire: %q; want a failure saying Wire started the sources", rec)
 	}
 }
+
+// TestWireConnectsRunningInformers: with fixture.WithInformers the
+// handlers run on the informers' goroutines, and their keys reach the spy.
+func TestWireConnectsRunningInformers(t *testing.T) {
+	f := fixture.New(t, fixture.WithInformers(), fixture.WithObjects(countedRow().Objects...))
+	sync := counterTable(counter{}, true).Wire(f)
+	// The initial list: the Deployment (For), its ConfigMap (Owns).
+	f.AwaitEnqueued(fixture.Added("default/web"), fixture.Added("default/web"))
+	if res := fixture.Sync(f, sync, "default/web"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	f.AwaitEnqueued(fixture.Added("default/web")) // the status write's update event (For)
+}
