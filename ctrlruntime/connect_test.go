@@ -34,8 +34,9 @@ type counter struct {
 	// changed, as many reconcilers filter updates (a change of metadata or
 	// status re-queues nothing); ignoresConfigMaps does not watch the
 	// ConfigMaps it controls (Owns); swallow returns nil when the status
-	// write fails.
-	specOnly, ignoresConfigMaps, swallow bool
+	// write fails; metadataOnly watches the ConfigMaps' metadata alone
+	// (builder.OnlyMetadata).
+	specOnly, ignoresConfigMaps, swallow, metadataOnly bool
 }
 
 func (r *counter) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -76,7 +77,10 @@ func (r *counter) SetupWithManager(mgr ctrl.Manager) error {
 		opts = append(opts, builder.WithPredicates(specChanged))
 	}
 	b := ctrl.NewControllerManagedBy(mgr).For(&appsv1.Deployment{}, opts...)
-	if !r.ignoresConfigMaps {
+	switch {
+	case r.metadataOnly:
+		b = b.Owns(&corev1.ConfigMap{}, builder.OnlyMetadata)
+	case !r.ignoresConfigMaps:
 		b = b.Owns(&corev1.ConfigMap{})
 	}
 	return b.Complete(r)
@@ -161,24 +165,41 @@ func TestWireConnectsTheWatches(t *testing.T) {
 // were declared; the row's result keeps only the reconcile's own.
 func TestWireConnectsTheKeys(t *testing.T) {
 	row := countedRow()
-	tb := counterTable(counter{specOnly: true}, true)
-	res := tb.RunRow(t, row)
-	if len(res.Enqueued) != 0 {
-		t.Errorf("the reconcile's own queue records: %v; want none (a Reconciler has no queue)", res.Enqueued)
-	}
-	f := fixture.New(t, fixture.WithObjects(row.Objects...))
-	sync := tb.Wire(f)
-	f.Start()
-	// The initial list: the Deployment (For) and its ConfigMap (Owns).
-	want := []fixture.Enqueued{fixture.Added("default/web"), fixture.Added("default/web")}
-	if d := cmp.Diff(want, f.Enqueued()); d != "" {
-		t.Errorf("keys the initial list enqueued (-want +got):\n%s", d)
-	}
-	_ = fixture.Sync(f, sync, "default/web") // a status write: no generation change
-	if got := f.Enqueued()[len(want):]; len(got) != 0 {
-		t.Errorf("a status write enqueued %v; want nothing (GenerationChangedPredicate)", got)
+	for _, metadataOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("metadata only %v", metadataOnly), func(t *testing.T) {
+			tb := counterTable(counter{specOnly: true, metadataOnly: metadataOnly}, true)
+			res := tb.RunRow(t, row)
+			if len(res.Enqueued) != 0 {
+				t.Errorf("the reconcile's own queue records: %v; want none (a Reconciler has no queue)", res.Enqueued)
+			}
+			f := fixture.New(t, fixture.WithObjects(row.Objects...))
+			sync := tb.Wire(f)
+			// The initial list, before the first reconcile: the Deployment
+			// (For) and its ConfigMap (Owns).
+			want := []fixture.Enqueued{fixture.Added("default/web"), fixture.Added("default/web")}
+			if d := cmp.Diff(want, f.Enqueued()); d != "" {
+				t.Errorf("keys the initial list enqueued (-want +got):\n%s", d)
+			}
+			_ = fixture.Sync(f, sync, "default/web") // a status write: the spec is the same
+			f.Refresh()
+			if got := f.Enqueued()[len(want):]; len(got) != 0 {
+				t.Errorf("a status write enqueued %v; want nothing (the predicate filters it out)", got)
+			}
+			cm := row.Objects[1].(*corev1.ConfigMap).DeepCopy()
+			cm.Name = "web-cm-2"
+			if err := direct(f).Create(t.Context(), cm); err != nil {
+				t.Fatal(err)
+			}
+			f.Refresh()
+			if d := cmp.Diff([]fixture.Enqueued{fixture.Added("default/web")}, f.Enqueued()[len(want):]); d != "" {
+				t.Errorf("a new ConfigMap it controls enqueued (-want +got):\n%s", d)
+			}
+		})
 	}
 }
+
+// direct is a client of f's world.
+func direct(f *fixture.Fixture) client.Client { return ctrlruntime.NewClient(f) }
 
 // TestCacheSweepFindsASwallowedConflict: a Reconciler that swallows the
 // conflict of its status write, and whose predicates filter out the event
