@@ -131,48 +131,75 @@ type server struct {
 // /status) is also validated as that write of its status, as parity
 // seeds a server.
 func (s server) Validate(v fixture.Validation) field.ErrorList {
+	errs, _ := s.judge(v)
+	return errs
+}
+
+// judge is Validate, and returns the object as the strategy prepared it
+// (internal; nil for a kind, or a subresource, with no strategy here).
+func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object) {
 	gvk := v.Object.GetObjectKind().GroupVersionKind()
 	r, ok := s.resources[gvk.GroupKind()]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	in, err := internal(v.Object, gvk)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
 	if v.Old == nil && v.Subresource == "" {
-		return s.create(r, gvk, in)
+		return s.create(r, gvk, in), in
 	}
 	st := rest.RESTUpdateStrategy(r.strategy)
 	if v.Subresource != "" {
 		if st, ok = r.subresources[v.Subresource]; !ok {
-			return nil // a subresource kube-apiserver does not write through a strategy
+			return nil, nil // a subresource kube-apiserver does not write through a strategy
 		}
 	}
 	if v.Old == nil {
-		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}, nil
 	}
 	old, err := internal(v.Old, gvk)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
-	return update(request(gvk, r, in, "update", v.Subresource), st, in, old)
+	return update(request(gvk, r, in, "update", v.Subresource), st, in, old), in
 }
 
-// create validates in, the internal form of a created object (or seed).
+// prepared returns the object of the write v as kube-apiserver's registry
+// strategy prepares it (PrepareForCreate, or PrepareForUpdate after the
+// store's rules), in v.Object's version; nil for a kind or a subresource
+// with no strategy here. It is what the server would store, for the
+// differential test's comparison with the model's own rules.
+func (s server) prepared(v fixture.Validation) (runtime.Object, error) {
+	_, in := s.judge(v)
+	if in == nil {
+		return nil, nil
+	}
+	gvk := v.Object.GetObjectKind().GroupVersionKind()
+	out, err := legacyscheme.Scheme.ConvertToVersion(in, gvk.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	return out, nil
+}
+
+// create validates in, the internal form of a created object (or seed),
+// which the strategy prepares.
 func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Object) field.ErrorList {
 	ctx := request(gvk, r, in, "create", "")
-	sent := in
+	var sent runtime.Object
 	statusStrategy := r.subresources["status"]
 	if statusStrategy != nil && hasStatus(in) {
 		sent = in.DeepCopyObject()
 	}
 	r.strategy.PrepareForCreate(ctx, in)
 	errs := rest.ValidateCreate(ctx, in, r.strategy)
-	if len(errs) > 0 || sent == in || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
+	if len(errs) > 0 || sent == nil || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
 		return errs
 	}
-	return update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in)
+	return update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in.DeepCopyObject())
 }
 
 // update validates obj over old as rest.BeforeUpdate does, with the

@@ -475,7 +475,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		om.SetGeneration(1)
 	}
 	if s.onCreate != nil {
-		s.onCreate(obj)
+		s.onCreate(obj, om.GetCreationTimestamp())
 	}
 	if r.Fields != nil && !w.managed {
 		empty, err := r.New()

@@ -66,8 +66,10 @@ type strategy struct {
 	// (Nodes).
 	keepStatusOnCreate bool
 	// onCreate applies the strategy's other changes on create (a Pod's
-	// phase and QoS class, a Job's selector, a Namespace's finalizer).
-	onCreate func(obj runtime.Object)
+	// phase, QoS class and scheduling-gated condition, a Job's selector, a
+	// Namespace's finalizer); now is the create's time (the object's
+	// creationTimestamp), for the conditions the strategy stamps.
+	onCreate func(obj runtime.Object, now metav1.Time)
 	// onUpdate applies the strategy's other changes on an update of the
 	// resource (sub "") or its status (a DaemonSet's template
 	// generation).
@@ -275,14 +277,25 @@ func clearPart(obj runtime.Object, name string) {
 // podCreate is what a create of a Pod goes through: the admission plugins
 // kube-apiserver enables by default that change it (admitPod), then the Pod
 // strategy's PrepareForCreate: the status starts Pending with the pod's QoS
-// class.
-func podCreate(obj runtime.Object) {
+// class and, for a pod with scheduling gates, the condition PodScheduled
+// False, SchedulingGated (applySchedulingGatedCondition; the server stamps
+// it with its clock, the model with its own: the create's time).
+func podCreate(obj runtime.Object, now metav1.Time) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
 	}
 	admitPod(pod)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+	if len(pod.Spec.SchedulingGates) > 0 {
+		pod.Status.Conditions = []corev1.PodCondition{{
+			Type:               corev1.PodScheduled,
+			Status:             corev1.ConditionFalse,
+			LastTransitionTime: now,
+			Reason:             corev1.PodReasonSchedulingGated,
+			Message:            "Scheduling is blocked due to non-empty scheduling gates",
+		}}
+	}
 }
 
 // podUpdate is what an update of a Pod goes through besides the
@@ -437,7 +450,7 @@ const templateGeneration = "deprecated.daemonset.template.generation"
 
 // daemonSetCreate is the DaemonSet strategy's PrepareForCreate: the
 // template generation starts at 1 (a client's value of 1 or more is kept).
-func daemonSetCreate(obj runtime.Object) {
+func daemonSetCreate(obj runtime.Object, _ metav1.Time) {
 	om, err := meta.Accessor(obj)
 	if err != nil {
 		return
@@ -537,7 +550,7 @@ func templateOf(obj runtime.Object) any {
 	return v
 }
 
-func jobCreate(obj runtime.Object) {
+func jobCreate(obj runtime.Object, _ metav1.Time) {
 	job, ok := obj.(*batchv1.Job)
 	if !ok || job.Spec.ManualSelector != nil && *job.Spec.ManualSelector {
 		return
@@ -568,7 +581,7 @@ func jobCreate(obj runtime.Object) {
 
 // namespaceCreate is the Namespace strategy's PrepareForCreate: phase
 // Active and the kubernetes finalizer.
-func namespaceCreate(obj runtime.Object) {
+func namespaceCreate(obj runtime.Object, _ metav1.Time) {
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return

@@ -1,0 +1,232 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+
+	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
+)
+
+// The objects the model stores are those kube-apiserver's registry
+// strategies prepare (issue 34, item 3): for each kind, a create that
+// carries a status (which the create strategy resets), an update of the
+// spec and a label (generation), an update of the status that also
+// changes the spec (which the status strategy resets), on the model with
+// kube.Server(); every write's object is compared with what the kind's
+// strategy prepares of it (kube.Prepared: PrepareForCreate, or
+// PrepareForUpdate after the store's rules). A difference is a rule of
+// the model that is not the server's: fix it in internal/apiserver, or
+// list it in known with the reason.
+func TestModelPreparesAsTheStrategies(t *testing.T) {
+	labels := map[string]string{"app": "x"}
+	template := corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "c", Image: "app:1"}}},
+	}
+	always := template.DeepCopy()
+	always.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	meta := metav1.ObjectMeta{Name: "x", Namespace: "default", Labels: labels}
+	gated := &corev1.Pod{ObjectMeta: meta, Spec: *template.Spec.DeepCopy(), Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/gate"}}
+	for _, tc := range []struct {
+		gvr    schema.GroupVersionResource
+		obj    runtime.Object
+		spec   func(u *unstructured.Unstructured) // a change of the spec
+		status func(u *unstructured.Unstructured) // a change of the status
+		// known: the steps whose difference is declared, with the reason.
+		known map[string]string
+	}{{
+		gvr: appsv1.SchemeGroupVersion.WithResource("deployments"),
+		obj: &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: *always},
+			Status: appsv1.DeploymentStatus{Replicas: 1}},
+		spec:   set(int64(3), "spec", "replicas"),
+		status: set(int64(2), "status", "replicas"),
+	}, {
+		gvr: appsv1.SchemeGroupVersion.WithResource("statefulsets"),
+		obj: &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: *always},
+			Status: appsv1.StatefulSetStatus{Replicas: 1}},
+		spec:   set(int64(3), "spec", "replicas"),
+		status: set(int64(2), "status", "replicas"),
+	}, {
+		gvr: appsv1.SchemeGroupVersion.WithResource("daemonsets"),
+		obj: &appsv1.DaemonSet{ObjectMeta: meta, Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: *always},
+			Status: appsv1.DaemonSetStatus{CurrentNumberScheduled: 1}},
+		spec:   set("app:2", "spec", "template", "spec", "containers", "0", "image"),
+		status: set(int64(2), "status", "currentNumberScheduled"),
+	}, {
+		gvr: appsv1.SchemeGroupVersion.WithResource("replicasets"),
+		obj: &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: *always},
+			Status: appsv1.ReplicaSetStatus{Replicas: 1}},
+		spec:   set(int64(3), "spec", "replicas"),
+		status: set(int64(2), "status", "replicas"),
+	}, {
+		gvr:    batchv1.SchemeGroupVersion.WithResource("jobs"),
+		obj:    &batchv1.Job{ObjectMeta: meta, Spec: batchv1.JobSpec{Template: template}, Status: batchv1.JobStatus{Active: 1}},
+		spec:   set(int64(2), "spec", "parallelism"),
+		status: set(int64(2), "status", "active"),
+	}, {
+		gvr: batchv1.SchemeGroupVersion.WithResource("cronjobs"),
+		obj: &batchv1.CronJob{ObjectMeta: meta, Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template}}},
+			Status: batchv1.CronJobStatus{LastScheduleTime: ptr.To(metav1.Date(2026, 1, 1, 0, 0, 0, 0, nowUTC))}},
+		spec:   set("*/10 * * * *", "spec", "schedule"),
+		status: set("2026-01-02T00:00:00Z", "status", "lastSuccessfulTime"),
+	}, {
+		gvr:    corev1.SchemeGroupVersion.WithResource("pods"),
+		obj:    gated,
+		spec:   set("app:2", "spec", "containers", "0", "image"),
+		status: set("Pending", "status", "phase"),
+	}, {
+		gvr: corev1.SchemeGroupVersion.WithResource("services"),
+		obj: &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Selector: labels, Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}},
+			Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}}}},
+		spec:   set(map[string]any{"app": "y"}, "spec", "selector"),
+		status: set([]any{map[string]any{"ip": "192.0.2.2"}}, "status", "loadBalancer", "ingress"),
+	}, {
+		gvr: corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"),
+		obj: &corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: mustQuantity("1Gi")}}},
+			Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}},
+		spec:   func(*unstructured.Unstructured) {}, // a claim that is not bound may not change its spec
+		status: set("Lost", "status", "phase"),
+	}, {
+		gvr: corev1.SchemeGroupVersion.WithResource("replicationcontrollers"),
+		obj: &corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{Selector: labels, Template: always},
+			Status: corev1.ReplicationControllerStatus{Replicas: 1}},
+		spec:   set(int64(3), "spec", "replicas"),
+		status: set(int64(2), "status", "replicas"),
+	}, {
+		gvr: policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"),
+		obj: &policyv1.PodDisruptionBudget{ObjectMeta: meta, Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, MinAvailable: ptr.To(intstr.FromInt32(1))},
+			Status: policyv1.PodDisruptionBudgetStatus{CurrentHealthy: 1}},
+		spec:   set(int64(2), "spec", "minAvailable"),
+		status: set(int64(2), "status", "currentHealthy"),
+	}, {
+		gvr: networkingv1.SchemeGroupVersion.WithResource("ingresses"),
+		obj: &networkingv1.Ingress{ObjectMeta: meta, Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}}},
+			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.1"}}}}},
+		spec:   set("api", "spec", "defaultBackend", "service", "name"),
+		status: set([]any{map[string]any{"ip": "192.0.2.2"}}, "status", "loadBalancer", "ingress"),
+	}} {
+		t.Run(tc.gvr.Resource, func(t *testing.T) {
+			diffs := map[string][]string{}
+			step := "create"
+			f := fixture.New(t, kube.Server(), fixture.WithValidation(func(v fixture.Validation) field.ErrorList {
+				p, err := kube.Prepared(v)
+				if err != nil {
+					diffs[step] = append(diffs[step], err.Error())
+				} else if p != nil {
+					if d := cmp.Diff(v.Object, p, preparedOptions); d != "" {
+						diffs[step] = append(diffs[step], d)
+					}
+				}
+				return nil
+			}))
+			content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gvks, _, err := scheme.Scheme.ObjectKinds(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			content["apiVersion"], content["kind"] = gvks[0].GroupVersion().String(), gvks[0].Kind
+			c := f.Dynamic().Resource(tc.gvr).Namespace("default")
+			res := fixture.Sync(f, func(ctx context.Context, _ string) error {
+				u, err := c.Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{})
+				if err != nil {
+					return err
+				}
+				step = "update"
+				tc.spec(u)
+				u.SetLabels(map[string]string{"app": "x", "tier": "a"})
+				if u, err = c.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+					return err
+				}
+				step = "update status"
+				tc.status(u)
+				u.SetLabels(map[string]string{"app": "x", "tier": "b"})
+				u.SetAnnotations(map[string]string{"note": "b"})
+				_, err = c.UpdateStatus(ctx, u, metav1.UpdateOptions{})
+				return err
+			}, "default/x")
+			if res.Err != nil {
+				t.Fatalf("the writes: %v", res.Err)
+			}
+			for _, s := range []string{"create", "update", "update status"} {
+				for _, d := range diffs[s] {
+					if reason, ok := tc.known[s]; ok {
+						t.Logf("%s: known (%s)", s, reason)
+						continue
+					}
+					t.Errorf("%s: the model stores what kube-apiserver's strategy would prepare otherwise (-model +strategy):\n%s", s, d)
+				}
+			}
+		})
+	}
+}
+
+// set returns a function that sets the field at path to v.
+func set(v any, path ...string) func(u *unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		if err := setPath(u.Object, v, path); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// setPath sets obj's field at path (map keys, or list indices) to v.
+func setPath(obj map[string]any, v any, path []string) error {
+	var cur any = obj
+	for i, p := range path {
+		last := i == len(path)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[p] = v
+				return nil
+			}
+			if _, ok := c[p]; !ok {
+				c[p] = map[string]any{}
+			}
+			cur = c[p]
+		case []any:
+			n, err := strconv.Atoi(p)
+			if err != nil || n >= len(c) {
+				return fmt.Errorf("path %v: no item %s", path, p)
+			}
+			if last {
+				c[n] = v
+				return nil
+			}
+			cur = c[n]
+		default:
+			return fmt.Errorf("path %v: %T at %s", path, cur, p)
+		}
+	}
+	return nil
+}
+
+func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
+
+var nowUTC = time.UTC
