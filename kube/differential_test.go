@@ -95,12 +95,18 @@ func runPrepared(t *testing.T, steps []step, opts ...fixture.Option) ([]outcome,
 // (the conversion makes empty of some nil lists and maps), and the
 // resourceVersion, which the store sets after the strategy (an
 // unconditional update's is the stored one there, none yet in the model);
-// the times of the conditions a strategy stamps with its own clock (the
-// model stamps them with the fixture's).
+// the transition times a strategy stamps with its own clock (the model
+// stamps them with the fixture's): only whether one is set counts.
 var preparedOptions = cmp.Options{
 	cmpopts.IgnoreTypes(metav1.TypeMeta{}),
 	cmpopts.IgnoreFields(metav1.ObjectMeta{}, "ResourceVersion"),
-	cmpopts.IgnoreFields(corev1.PodCondition{}, "LastTransitionTime"),
+	cmp.FilterPath(func(p cmp.Path) bool {
+		last := p.Last().String()
+		return last == ".LastTransitionTime" || last == ".LastPhaseTransitionTime"
+	}, cmp.Options{
+		cmp.Comparer(func(a, b metav1.Time) bool { return a.IsZero() == b.IsZero() }),
+		cmp.Comparer(func(a, b *metav1.Time) bool { return (a == nil) == (b == nil) }),
+	}),
 	cmpopts.EquateEmpty(),
 }
 

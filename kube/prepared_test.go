@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 
@@ -54,6 +56,8 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 		obj    runtime.Object
 		spec   func(u *unstructured.Unstructured) // a change of the spec
 		status func(u *unstructured.Unstructured) // a change of the status
+		// cluster: a cluster-scoped kind.
+		cluster bool
 		// known: the steps whose difference is declared, with the reason.
 		known map[string]string
 	}{{
@@ -127,6 +131,41 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.1"}}}}},
 		spec:   set("api", "spec", "defaultBackend", "service", "name"),
 		status: set([]any{map[string]any{"ip": "192.0.2.2"}}, "status", "loadBalancer", "ingress"),
+	}, {
+		gvr:     corev1.SchemeGroupVersion.WithResource("namespaces"),
+		cluster: true,
+		obj:     &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x", Labels: labels}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}},
+		spec:    func(*unstructured.Unstructured) {},
+		status:  set([]any{map[string]any{"type": "NamespaceDeletionDiscoveryFailure", "status": "False"}}, "status", "conditions"),
+	}, {
+		gvr:     corev1.SchemeGroupVersion.WithResource("nodes"),
+		cluster: true,
+		obj: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x", Labels: labels}, Spec: corev1.NodeSpec{PodCIDR: "10.0.0.0/24", PodCIDRs: []string{"10.0.0.0/24"}},
+			Status: corev1.NodeStatus{Phase: corev1.NodeRunning}},
+		spec:   set(true, "spec", "unschedulable"),
+		status: set([]any{map[string]any{"type": "InternalIP", "address": "192.0.2.5"}}, "status", "addresses"),
+	}, {
+		gvr:     corev1.SchemeGroupVersion.WithResource("persistentvolumes"),
+		cluster: true,
+		obj: &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "x", Labels: labels}, Spec: corev1.PersistentVolumeSpec{
+			Capacity: corev1.ResourceList{corev1.ResourceStorage: mustQuantity("1Gi")}, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data"}}},
+			Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}},
+		spec:   set("Retain", "spec", "persistentVolumeReclaimPolicy"),
+		status: set("Released", "status", "phase"),
+	}, {
+		gvr: corev1.SchemeGroupVersion.WithResource("resourcequotas"),
+		obj: &corev1.ResourceQuota{ObjectMeta: meta, Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("10")}},
+			Status: corev1.ResourceQuotaStatus{Used: corev1.ResourceList{corev1.ResourcePods: mustQuantity("1")}}},
+		spec:   set("20", "spec", "hard", "pods"),
+		status: set(map[string]any{"pods": "2"}, "status", "used"),
+	}, {
+		gvr: autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"),
+		obj: &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta, Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}, MaxReplicas: 5},
+			Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 1}},
+		spec:   set(int64(6), "spec", "maxReplicas"),
+		status: set(int64(2), "status", "desiredReplicas"),
 	}} {
 		t.Run(tc.gvr.Resource, func(t *testing.T) {
 			diffs := map[string][]string{}
@@ -151,7 +190,11 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 				t.Fatal(err)
 			}
 			content["apiVersion"], content["kind"] = gvks[0].GroupVersion().String(), gvks[0].Kind
-			c := f.Dynamic().Resource(tc.gvr).Namespace("default")
+			var c dynamic.ResourceInterface = f.Dynamic().Resource(tc.gvr).Namespace("default")
+			key := "default/x"
+			if tc.cluster {
+				c, key = f.Dynamic().Resource(tc.gvr), "x"
+			}
 			res := fixture.Sync(f, func(ctx context.Context, _ string) error {
 				u, err := c.Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{})
 				if err != nil {
@@ -169,7 +212,7 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 				u.SetAnnotations(map[string]string{"note": "b"})
 				_, err = c.UpdateStatus(ctx, u, metav1.UpdateOptions{})
 				return err
-			}, "default/x")
+			}, key)
 			if res.Err != nil {
 				t.Fatalf("the writes: %v", res.Err)
 			}

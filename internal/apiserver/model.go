@@ -665,7 +665,7 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 	om.SetGeneration(oldMeta.GetGeneration())
 	s := r.strategy()
 	if s.onUpdate != nil {
-		s.onUpdate(sub, obj, old)
+		s.onUpdate(sub, obj, old, m.now())
 	}
 	if sub == "status" {
 		switch s.statusMeta {

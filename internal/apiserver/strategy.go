@@ -72,8 +72,9 @@ type strategy struct {
 	onCreate func(obj runtime.Object, now metav1.Time)
 	// onUpdate applies the strategy's other changes on an update of the
 	// resource (sub "") or its status (a DaemonSet's template
-	// generation).
-	onUpdate func(sub string, obj, old runtime.Object)
+	// generation, a PersistentVolume's phase transition time); now is the
+	// update's time.
+	onUpdate func(sub string, obj, old runtime.Object, now metav1.Time)
 	// conditionalOnly: the strategy's AllowUnconditionalUpdate is false,
 	// an update must send a resourceVersion (Leases,
 	// PodDisruptionBudgets, custom resources, ...).
@@ -137,6 +138,7 @@ var builtin = map[schema.GroupResource]strategy{
 	{Group: "events.k8s.io", Resource: "events"}:                          {gc: gcUnsupported, createOnUpdate: true},
 	{Group: "", Resource: "namespaces"}:                                   {onCreate: namespaceCreate},
 	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true},
+	{Group: "", Resource: "persistentvolumes"}:                            {onCreate: persistentVolumeCreate, onUpdate: persistentVolumeUpdate},
 	{Group: "networking.k8s.io", Resource: "ingresses"}:                   {generation: genSpec},
 	{Group: "networking.k8s.io", Resource: "ingressclasses"}:              {generation: genSpec},
 	{Group: "networking.k8s.io", Resource: "networkpolicies"}:             {generation: genSpec},
@@ -303,7 +305,7 @@ func podCreate(obj runtime.Object, now metav1.Time) {
 // (admitPod), which on an update keep the old pod's priority and
 // preemption policy where the new one leaves them out; an update of its
 // status keeps the QoS class where the new status names none.
-func podUpdate(sub string, obj, old runtime.Object) {
+func podUpdate(sub string, obj, old runtime.Object, _ metav1.Time) {
 	pod, ok := obj.(*corev1.Pod)
 	oldPod, oldOK := old.(*corev1.Pod)
 	if !ok || !oldOK {
@@ -463,7 +465,7 @@ func daemonSetCreate(obj runtime.Object, _ metav1.Time) {
 
 // daemonSetUpdate is the DaemonSet strategies' PrepareForUpdate: no client
 // sets the template generation; a change of the pod template raises it.
-func daemonSetUpdate(sub string, obj, old runtime.Object) {
+func daemonSetUpdate(sub string, obj, old runtime.Object, _ metav1.Time) {
 	om, err1 := meta.Accessor(obj)
 	oldMeta, err2 := meta.Accessor(old)
 	if err1 != nil || err2 != nil {
@@ -593,4 +595,34 @@ func namespaceCreate(obj runtime.Object, _ metav1.Time) {
 		}
 	}
 	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+}
+
+// persistentVolumeCreate is the PersistentVolume strategy's
+// PrepareForCreate: the status starts Pending, its phase transition
+// stamped with the create's time.
+func persistentVolumeCreate(obj runtime.Object, now metav1.Time) {
+	pv, ok := obj.(*corev1.PersistentVolume)
+	if !ok {
+		return
+	}
+	pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
+}
+
+// persistentVolumeUpdate is the PersistentVolume status strategy's
+// PrepareForUpdate beside the spec it resets: a write of the status that
+// keeps the phase and sends no transition time keeps the stored one; one
+// that changes the phase and sends no new transition time is stamped with
+// the update's time.
+func persistentVolumeUpdate(sub string, obj, old runtime.Object, now metav1.Time) {
+	pv, ok := obj.(*corev1.PersistentVolume)
+	oldPV, oldOK := old.(*corev1.PersistentVolume)
+	if !ok || !oldOK || sub != "status" {
+		return
+	}
+	switch {
+	case oldPV.Status.Phase == pv.Status.Phase && pv.Status.LastPhaseTransitionTime == nil:
+		pv.Status.LastPhaseTransitionTime = oldPV.Status.LastPhaseTransitionTime.DeepCopy()
+	case oldPV.Status.Phase != pv.Status.Phase && (pv.Status.LastPhaseTransitionTime == nil || pv.Status.LastPhaseTransitionTime.Equal(oldPV.Status.LastPhaseTransitionTime)):
+		pv.Status.LastPhaseTransitionTime = &now
+	}
 }

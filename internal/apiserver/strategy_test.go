@@ -68,6 +68,28 @@ func TestCreateStrategies(t *testing.T) {
 	if diff := cmp.Diff(wantConditions, gated.Status.Conditions); diff != "" {
 		t.Errorf("a gated pod's conditions on create (-want +got):\n%s", diff)
 	}
+	// A PersistentVolume starts Pending, stamped (PrepareForCreate); a
+	// status write that changes the phase is stamped with its time, one
+	// that keeps it keeps the stored time (found by kube's
+	// TestModelPreparesAsTheStrategies).
+	pv := &corev1.PersistentVolume{Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}}
+	persistentVolumeCreate(pv, now)
+	if want := (corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}); !reflect.DeepEqual(pv.Status, want) {
+		t.Errorf("a PersistentVolume's status on create: %+v; want %+v", pv.Status, want)
+	}
+	later := metav1.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	bound := pv.DeepCopy()
+	bound.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}
+	persistentVolumeUpdate("status", bound, pv, later)
+	if got := bound.Status.LastPhaseTransitionTime; got == nil || !got.Equal(&later) {
+		t.Errorf("a PersistentVolume's phase changed: transition time %v; want %v", got, later)
+	}
+	same := bound.DeepCopy()
+	same.Status.LastPhaseTransitionTime, same.Status.Message = nil, "m"
+	persistentVolumeUpdate("status", same, bound, metav1.Date(2026, 1, 1, 0, 2, 0, 0, time.UTC))
+	if got := same.Status.LastPhaseTransitionTime; got == nil || !got.Equal(&later) {
+		t.Errorf("a PersistentVolume's phase kept: transition time %v; want the stored %v", got, later)
+	}
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", UID: "u"}}
 	jobCreate(job, metav1.Time{})
 	if job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] != "u" || job.Spec.Template.Labels["job-name"] != "j" ||
