@@ -11,9 +11,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,7 +59,7 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 		gvr    schema.GroupVersionResource
 		obj    runtime.Object
 		spec   func(u *unstructured.Unstructured) // a change of the spec
-		status func(u *unstructured.Unstructured) // a change of the status
+		status func(u *unstructured.Unstructured) // a change of the status; nil: no status subresource
 		// cluster: a cluster-scoped kind.
 		cluster bool
 		// known: the steps whose difference is declared, with the reason.
@@ -166,6 +170,45 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 			Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 1}},
 		spec:   set(int64(6), "spec", "maxReplicas"),
 		status: set(int64(2), "status", "desiredReplicas"),
+	}, {
+		gvr:  corev1.SchemeGroupVersion.WithResource("configmaps"),
+		obj:  &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}},
+		spec: set("w", "data", "k"),
+	}, {
+		gvr:  corev1.SchemeGroupVersion.WithResource("secrets"),
+		obj:  &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}},
+		spec: set("dw==", "data", "k"),
+	}, {
+		gvr:  corev1.SchemeGroupVersion.WithResource("serviceaccounts"),
+		obj:  &corev1.ServiceAccount{ObjectMeta: meta},
+		spec: set(true, "automountServiceAccountToken"),
+	}, {
+		gvr:  corev1.SchemeGroupVersion.WithResource("podtemplates"),
+		obj:  &corev1.PodTemplate{ObjectMeta: meta, Template: *always},
+		spec: set("app:2", "template", "spec", "containers", "0", "image"),
+	}, {
+		gvr:  coordinationv1.SchemeGroupVersion.WithResource("leases"),
+		obj:  &coordinationv1.Lease{ObjectMeta: meta, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("a")}},
+		spec: set("b", "spec", "holderIdentity"),
+	}, {
+		gvr:  networkingv1.SchemeGroupVersion.WithResource("networkpolicies"),
+		obj:  &networkingv1.NetworkPolicy{ObjectMeta: meta, Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: labels}}},
+		spec: set([]any{"Ingress"}, "spec", "policyTypes"),
+	}, {
+		gvr: discoveryv1.SchemeGroupVersion.WithResource("endpointslices"),
+		obj: &discoveryv1.EndpointSlice{ObjectMeta: meta, AddressType: discoveryv1.AddressTypeIPv4,
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}}},
+		spec: set([]any{map[string]any{"addresses": []any{"10.0.0.2"}}}, "endpoints"),
+	}, {
+		gvr:     schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
+		cluster: true,
+		obj:     &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "x", Labels: labels}, Value: 10},
+		spec:    set("a description", "description"),
+	}, {
+		gvr:     storagev1.SchemeGroupVersion.WithResource("storageclasses"),
+		cluster: true,
+		obj:     &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "x", Labels: labels}, Provisioner: "example.com/p"},
+		spec:    set(true, "allowVolumeExpansion"),
 	}} {
 		t.Run(tc.gvr.Resource, func(t *testing.T) {
 			diffs := map[string][]string{}
@@ -205,6 +248,9 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 				u.SetLabels(map[string]string{"app": "x", "tier": "a"})
 				if u, err = c.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
 					return err
+				}
+				if tc.status == nil {
+					return nil // no status subresource
 				}
 				step = "update status"
 				tc.status(u)
