@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -137,7 +138,8 @@ var builtin = map[schema.GroupResource]strategy{
 	{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: {createOnUpdate: true},
 	{Group: "events.k8s.io", Resource: "events"}:                          {gc: gcUnsupported, createOnUpdate: true},
 	{Group: "", Resource: "namespaces"}:                                   {onCreate: namespaceCreate},
-	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true},
+	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true, onCreate: nodeCreate},
+	{Group: "", Resource: "persistentvolumeclaims"}:                       {onCreate: persistentVolumeClaimCreate},
 	{Group: "", Resource: "persistentvolumes"}:                            {onCreate: persistentVolumeCreate, onUpdate: persistentVolumeUpdate},
 	{Group: "networking.k8s.io", Resource: "ingresses"}:                   {generation: genSpec},
 	{Group: "networking.k8s.io", Resource: "ingressclasses"}:              {generation: genSpec},
@@ -600,11 +602,17 @@ func namespaceCreate(obj runtime.Object, _ metav1.Time) {
 // persistentVolumeCreate is the PersistentVolume strategy's
 // PrepareForCreate: the status starts Pending, its phase transition
 // stamped with the create's time.
+//
+// Before it, the admission plugin StorageObjectInUseProtection, which a
+// default kube-apiserver enables, adds the finalizer
+// kubernetes.io/pv-protection (the pv-protection controller removes it
+// once no claim is bound to the volume).
 func persistentVolumeCreate(obj runtime.Object, now metav1.Time) {
 	pv, ok := obj.(*corev1.PersistentVolume)
 	if !ok {
 		return
 	}
+	pv.Finalizers = addFinalizer(pv.Finalizers, "kubernetes.io/pv-protection")
 	pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
 }
 
@@ -625,4 +633,39 @@ func persistentVolumeUpdate(sub string, obj, old runtime.Object, now metav1.Time
 	case oldPV.Status.Phase != pv.Status.Phase && (pv.Status.LastPhaseTransitionTime == nil || pv.Status.LastPhaseTransitionTime.Equal(oldPV.Status.LastPhaseTransitionTime)):
 		pv.Status.LastPhaseTransitionTime = &now
 	}
+}
+
+// persistentVolumeClaimCreate is the admission plugin
+// StorageObjectInUseProtection on a claim's create: the finalizer
+// kubernetes.io/pvc-protection (the pvc-protection controller removes it
+// once no pod uses the claim).
+func persistentVolumeClaimCreate(obj runtime.Object, _ metav1.Time) {
+	if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
+		pvc.Finalizers = addFinalizer(pvc.Finalizers, "kubernetes.io/pvc-protection")
+	}
+}
+
+// nodeCreate is the admission plugin TaintNodesByCondition on a node's
+// create: the taint node.kubernetes.io/not-ready:NoSchedule, unless one
+// with that key and effect is there (the node lifecycle controller
+// removes it once the node is ready).
+func nodeCreate(obj runtime.Object, _ metav1.Time) {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	for _, t := range node.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
+			return
+		}
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+}
+
+// addFinalizer returns finalizers with f, added at the end unless there.
+func addFinalizer(finalizers []string, f string) []string {
+	if slices.Contains(finalizers, f) {
+		return finalizers
+	}
+	return append(finalizers, f)
 }

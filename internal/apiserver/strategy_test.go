@@ -90,6 +90,24 @@ func TestCreateStrategies(t *testing.T) {
 	if got := same.Status.LastPhaseTransitionTime; got == nil || !got.Equal(&later) {
 		t.Errorf("a PersistentVolume's phase kept: transition time %v; want the stored %v", got, later)
 	}
+	if got := pv.Finalizers; !reflect.DeepEqual(got, []string{"kubernetes.io/pv-protection"}) {
+		t.Errorf("a created PersistentVolume's finalizers: %v; want StorageObjectInUseProtection's", got)
+	}
+	// StorageObjectInUseProtection and TaintNodesByCondition, on create:
+	// once, whatever the object carries already.
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Finalizers: []string{"a/b"}}}
+	persistentVolumeClaimCreate(pvc, now)
+	persistentVolumeClaimCreate(pvc, now)
+	if got := pvc.Finalizers; !reflect.DeepEqual(got, []string{"a/b", "kubernetes.io/pvc-protection"}) {
+		t.Errorf("a created claim's finalizers: %v", got)
+	}
+	node := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoExecute}}}}
+	nodeCreate(node, now)
+	nodeCreate(node, now)
+	wantTaints := []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoExecute}, {Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}
+	if diff := cmp.Diff(wantTaints, node.Spec.Taints); diff != "" {
+		t.Errorf("a created node's taints (-want +got):\n%s", diff)
+	}
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", UID: "u"}}
 	jobCreate(job, metav1.Time{})
 	if job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] != "u" || job.Spec.Template.Labels["job-name"] != "j" ||
