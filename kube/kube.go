@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -52,6 +54,42 @@ import (
 // defaulted by the scheme when it knows them, and not validated.
 func Server() fixture.Option {
 	return server{resources: resources()}.option()
+}
+
+// Versions of the code the module runs: k8s.io/kubernetes, whose
+// registry strategies, defaults and conversions it is, and the k8s.io/api
+// they are generated for (TestVersions checks both against go.mod).
+const (
+	kubernetesVersion = "v1.37.1"
+	apiVersion        = "v0.37.2"
+)
+
+// served reports whether a default kube-apiserver of the module's
+// k8s.io/kubernetes serves gvk, a kind of the table: legacyscheme knows
+// the version, and it is not an alpha or beta (kube-apiserver v1.37
+// enables the stable versions of the table's groups by default and
+// disables their betas and alphas: pkg/controlplane's
+// DefaultAPIResourceConfigSource).
+func served(gvk schema.GroupVersionKind) bool {
+	return legacyscheme.Scheme.Recognizes(gvk) && !strings.Contains(gvk.Version, "alpha") && !strings.Contains(gvk.Version, "beta")
+}
+
+// unserved is the finding on an object of a covered kind in a version a
+// default kube-apiserver does not serve: the versions it serves, and the
+// two module versions, since a k8s.io/api other than the one the module's
+// k8s.io/kubernetes is built for may be why.
+func unserved(gvk schema.GroupVersionKind) *field.Error {
+	var versions []string
+	for _, gv := range legacyscheme.Scheme.PrioritizedVersionsForGroup(gvk.Group) {
+		if v := gv.WithKind(gvk.Kind); served(v) {
+			versions = append(versions, gv.String())
+		}
+	}
+	slices.Sort(versions)
+	return field.Invalid(field.NewPath("apiVersion"), gvk.GroupVersion().String(), fmt.Sprintf(
+		"kube.Server(): the kube-apiserver of k8s.io/kubernetes %s (the kube module's) does not serve %s in this version, only in %s: "+
+			"a version it removed or has not made stable, or a type of a k8s.io/api other than the %s k8s.io/kubernetes %s is built for",
+		kubernetesVersion, gvk.Kind, strings.Join(versions, ", "), apiVersion, kubernetesVersion))
 }
 
 // resources is the table, made once: it is never changed.
@@ -142,6 +180,9 @@ func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object) {
 	r, ok := s.resources[gvk.GroupKind()]
 	if !ok {
 		return nil, nil
+	}
+	if !served(gvk) {
+		return field.ErrorList{unserved(gvk)}, nil
 	}
 	in, err := internal(v.Object, gvk)
 	if err != nil {
