@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -114,13 +115,18 @@ func (s server) option() fixture.Option {
 
 // Default applies to obj, a built-in object in a version kube-apiserver
 // serves, the defaults the server applies when it decodes it
-// (legacyscheme.Scheme's defaulting functions); it does nothing to an
-// object of a type the scheme does not know. An unstructured object is
-// defaulted as its typed form would be.
+// (legacyscheme.Scheme's defaulting functions), and what its conversion
+// from the internal type sets (a StatefulSet's claim templates' apiVersion
+// and kind); it does nothing to an object of a type the scheme does not
+// know. An unstructured object is defaulted as its typed form would be.
+// The fixture runs it on a write's object as the server decodes it, and on
+// what the write stores, as the server decodes it from storage (a claim
+// whose status the strategy reset reads back Pending).
 func Default(obj runtime.Object) {
 	u, ok := obj.(runtime.Unstructured)
 	if !ok {
 		legacyscheme.Scheme.Default(obj)
+		convertedForm(obj)
 		return
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
@@ -132,12 +138,26 @@ func Default(obj runtime.Object) {
 		return // the validation reports what does not decode
 	}
 	legacyscheme.Scheme.Default(typed)
+	convertedForm(typed)
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 	if err != nil {
 		return
 	}
 	content["apiVersion"], content["kind"] = gvk.GroupVersion().String(), gvk.Kind
 	u.SetUnstructuredContent(content)
+}
+
+// convertedForm sets in obj what kube-apiserver's conversion from the
+// internal type sets beside the defaults, so that the object is as the
+// server answers it: a StatefulSet's claim templates' apiVersion and kind
+// (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec).
+func convertedForm(obj runtime.Object) {
+	if ss, ok := obj.(*appsv1.StatefulSet); ok {
+		for i := range ss.Spec.VolumeClaimTemplates {
+			ss.Spec.VolumeClaimTemplates[i].APIVersion = "v1"
+			ss.Spec.VolumeClaimTemplates[i].Kind = "PersistentVolumeClaim"
+		}
+	}
 }
 
 // Kinds returns the kinds whose writes Server validates, in no order:

@@ -94,15 +94,26 @@ func (m *Model) validate(r *Resource, obj, old runtime.Object, sub string) error
 // With the server's defaults (Admission.Default), a seeded Pod is also
 // held as the server holds a created pod: with what the admission plugins
 // give every pod (admitPod), and the QoS class its strategy computes
-// where the seed's status names none (its status updates keep it).
+// where the seed's status names none (its status updates keep it); a
+// seeded Node gets TaintNodesByCondition's taint, a claim or a volume
+// StorageObjectInUseProtection's finalizer.
 func (m *Model) Admit(r *Resource, obj runtime.Object) error {
 	if err := m.defaults(r, obj); err != nil {
 		return err
 	}
-	if pod, ok := obj.(*corev1.Pod); ok && !r.Custom && m.Admission != nil && m.Admission.Default != nil {
-		admitPod(pod)
-		if pod.Status.QOSClass == "" {
-			pod.Status.QOSClass = qosClass(pod)
+	if !r.Custom && m.Admission != nil && m.Admission.Default != nil {
+		switch o := obj.(type) {
+		case *corev1.Pod:
+			admitPod(o)
+			if o.Status.QOSClass == "" {
+				o.Status.QOSClass = qosClass(o)
+			}
+		case *corev1.Node:
+			admitNode(o)
+		case *corev1.PersistentVolumeClaim:
+			admitClaim(o)
+		case *corev1.PersistentVolume:
+			admitVolume(o)
 		}
 	}
 	return m.validate(r, obj, nil, "")

@@ -491,6 +491,12 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	if err := m.validate(r, obj, nil, ""); err != nil {
 		return nil, err
 	}
+	// What the store answers, and every read gets, is the object as the
+	// server decodes it from storage: defaulted again, after the strategy
+	// (a claim whose status the strategy reset reads back Pending).
+	if err := m.defaults(r, obj); err != nil {
+		return nil, err
+	}
 	// The store refuses a name that is taken only after the strategy and
 	// validation ran (an invalid object is a 422 even so).
 	if existing, err := r.Store.Get(r.GVR, ns, om.GetName()); err == nil {
@@ -580,6 +586,10 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 		return nil, false, err
 	}
 	if err := m.validate(r, obj, old, sub); err != nil {
+		return nil, false, err
+	}
+	// Defaulted again, as the server decodes what it stored (see create).
+	if err := m.defaults(r, obj); err != nil {
 		return nil, false, err
 	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())

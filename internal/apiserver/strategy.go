@@ -612,7 +612,7 @@ func persistentVolumeCreate(obj runtime.Object, now metav1.Time) {
 	if !ok {
 		return
 	}
-	pv.Finalizers = addFinalizer(pv.Finalizers, "kubernetes.io/pv-protection")
+	admitVolume(pv)
 	pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
 }
 
@@ -641,8 +641,18 @@ func persistentVolumeUpdate(sub string, obj, old runtime.Object, now metav1.Time
 // once no pod uses the claim).
 func persistentVolumeClaimCreate(obj runtime.Object, _ metav1.Time) {
 	if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
-		pvc.Finalizers = addFinalizer(pvc.Finalizers, "kubernetes.io/pvc-protection")
+		admitClaim(pvc)
 	}
+}
+
+// admitClaim is StorageObjectInUseProtection on a claim.
+func admitClaim(pvc *corev1.PersistentVolumeClaim) {
+	pvc.Finalizers = addFinalizer(pvc.Finalizers, "kubernetes.io/pvc-protection")
+}
+
+// admitVolume is StorageObjectInUseProtection on a volume.
+func admitVolume(pv *corev1.PersistentVolume) {
+	pv.Finalizers = addFinalizer(pv.Finalizers, "kubernetes.io/pv-protection")
 }
 
 // nodeCreate is the admission plugin TaintNodesByCondition on a node's
@@ -650,10 +660,13 @@ func persistentVolumeClaimCreate(obj runtime.Object, _ metav1.Time) {
 // with that key and effect is there (the node lifecycle controller
 // removes it once the node is ready).
 func nodeCreate(obj runtime.Object, _ metav1.Time) {
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return
+	if node, ok := obj.(*corev1.Node); ok {
+		admitNode(node)
 	}
+}
+
+// admitNode is TaintNodesByCondition on a node.
+func admitNode(node *corev1.Node) {
 	for _, t := range node.Spec.Taints {
 		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
 			return
