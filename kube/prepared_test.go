@@ -36,8 +36,10 @@ import (
 // The objects the model stores are those kube-apiserver's registry
 // strategies prepare (issue 34, item 3): for each kind, a create that
 // carries a status (which the create strategy resets), an update of the
-// spec and a label (generation), an update of the status that also
-// changes the spec (which the status strategy resets), on the model with
+// spec, a label and an annotation (generation) that also sends a status
+// (which the strategy drops), an update of the status
+// that also changes the spec, a label and an annotation (which the status
+// strategy resets or keeps), on the model with
 // kube.Server(); every write's object is compared with what the kind's
 // strategy prepares of it (kube.Prepared: PrepareForCreate, or
 // PrepareForUpdate after the store's rules). A difference is a rule of
@@ -246,6 +248,10 @@ func TestModelPreparesAsTheStrategies(t *testing.T) {
 				step = "update"
 				tc.spec(u)
 				u.SetLabels(map[string]string{"app": "x", "tier": "a"})
+				u.SetAnnotations(map[string]string{"note": "a"})
+				if tc.status != nil {
+					tc.status(u) // which the main resource's strategy drops
+				}
 				if u, err = c.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
 					return err
 				}
