@@ -48,6 +48,10 @@ import (
 //
 //	f := fixture.New(t, kube.Server(), fixture.WithObjects(deployment))
 //
+// The warnings kube-apiserver gives a write it accepts (its strategies'
+// WarningsOnCreate and WarningsOnUpdate: a deprecated node label, ...)
+// are in the sync's Result.Warnings (fixture.WithWarnings).
+//
 // It is fixture.WithDefaulting and fixture.WithValidation with
 // kube-apiserver's functions: given with others of these, the defaulting
 // functions run in the order the options were given, and so do the
@@ -108,9 +112,53 @@ func Validate(v fixture.Validation) field.ErrorList {
 	return server{resources: resources()}.Validate(v)
 }
 
-// option is the fixture option of s.
+// option is the fixture option of s: the warnings of a write are those
+// its validation found (the model asks for them right after it), kept
+// for that write's objects.
 func (s server) option() fixture.Option {
-	return fixture.Options{fixture.WithDefaulting(Default), fixture.WithValidation(s.Validate)}
+	j := &judged{}
+	return fixture.Options{
+		fixture.WithDefaulting(Default),
+		fixture.WithValidation(func(v fixture.Validation) field.ErrorList {
+			errs, _, warnings := s.judge(v)
+			j.keep(v, warnings)
+			return errs
+		}),
+		fixture.WithWarnings(func(v fixture.Validation) []string {
+			if warnings, ok := j.take(v); ok {
+				return warnings
+			}
+			return s.Warnings(v)
+		}),
+	}
+}
+
+// judged keeps the warnings of the last write validated, by its objects,
+// for the warnings hook that follows (an option's hooks may serve several
+// fixtures at once: a table's rows in parallel).
+type judged struct {
+	mu       sync.Mutex
+	obj, old runtime.Object
+	sub      string
+	warnings []string
+}
+
+func (j *judged) keep(v fixture.Validation, warnings []string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.obj, j.old, j.sub, j.warnings = v.Object, v.Old, v.Subresource, warnings
+}
+
+// take returns the kept warnings when v is the write they are of.
+func (j *judged) take(v fixture.Validation) ([]string, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.obj != v.Object || j.old != v.Old || j.sub != v.Subresource {
+		return nil, false
+	}
+	warnings := j.warnings
+	j.obj, j.old, j.warnings = nil, nil, nil
+	return warnings, true
 }
 
 // Default applies to obj, a built-in object in a version kube-apiserver
@@ -191,49 +239,66 @@ type server struct {
 // /status) is also validated as that write of its status, as parity
 // seeds a server.
 func (s server) Validate(v fixture.Validation) field.ErrorList {
-	errs, _ := s.judge(v)
+	errs, _, _ := s.judge(v)
 	return errs
 }
 
+// Warnings returns the warnings kube-apiserver gives the client of the
+// write v when it accepts it: its strategy's WarningsOnCreate or
+// WarningsOnUpdate, on the object as the strategy prepared it (a
+// deprecated node label in a pod template's node selector, a pod's
+// deprecated annotation, ...); none for a write it refuses, and for kinds
+// it does not cover.
+func (s server) Warnings(v fixture.Validation) []string {
+	errs, _, warnings := s.judge(v)
+	if len(errs) > 0 {
+		return nil
+	}
+	return warnings
+}
+
 // judge is Validate, and returns the object as the strategy prepared it
-// (internal; nil for a kind, or a subresource, with no strategy here).
-func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object) {
+// (internal; nil for a kind, or a subresource, with no strategy here) and
+// the strategy's warnings.
+func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object, []string) {
 	gvk := v.Object.GetObjectKind().GroupVersionKind()
 	r, ok := s.resources[gvk.GroupKind()]
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if !served(gvk) {
-		return field.ErrorList{unserved(gvk)}, nil
+		return field.ErrorList{unserved(gvk)}, nil, nil
 	}
 	want := s.fingerprints
 	if want == nil {
 		want = fingerprints
 	}
 	if err := skew(gvk, want); err != nil {
-		return field.ErrorList{err}, nil
+		return field.ErrorList{err}, nil, nil
 	}
 	in, err := internal(v.Object, gvk)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}, nil
+		return field.ErrorList{field.InternalError(nil, err)}, nil, nil
 	}
 	if v.Old == nil && v.Subresource == "" {
-		return s.create(r, gvk, in), in
+		errs, warnings := s.create(r, gvk, in)
+		return errs, in, warnings
 	}
 	st := rest.RESTUpdateStrategy(r.strategy)
 	if v.Subresource != "" {
 		if st, ok = r.subresources[v.Subresource]; !ok {
-			return nil, nil // a subresource kube-apiserver does not write through a strategy
+			return nil, nil, nil // a subresource kube-apiserver does not write through a strategy
 		}
 	}
 	if v.Old == nil {
-		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}, nil
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}, nil, nil
 	}
 	old, err := internal(v.Old, gvk)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}, nil
+		return field.ErrorList{field.InternalError(nil, err)}, nil, nil
 	}
-	return update(request(gvk, r, in, "update", v.Subresource), st, in, old), in
+	errs, warnings := update(request(gvk, r, in, "update", v.Subresource), st, in, old)
+	return errs, in, warnings
 }
 
 // prepared returns the object of the write v as kube-apiserver's registry
@@ -242,7 +307,7 @@ func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object) {
 // with no strategy here. It is what the server would store, for the
 // differential test's comparison with the model's own rules.
 func (s server) prepared(v fixture.Validation) (runtime.Object, error) {
-	_, in := s.judge(v)
+	_, in, _ := s.judge(v)
 	if in == nil {
 		return nil, nil
 	}
@@ -257,7 +322,7 @@ func (s server) prepared(v fixture.Validation) (runtime.Object, error) {
 
 // create validates in, the internal form of a created object (or seed),
 // which the strategy prepares.
-func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Object) field.ErrorList {
+func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Object) (field.ErrorList, []string) {
 	ctx := request(gvk, r, in, "create", "")
 	var sent runtime.Object
 	statusStrategy := r.subresources["status"]
@@ -266,22 +331,28 @@ func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Objec
 	}
 	r.strategy.PrepareForCreate(ctx, in)
 	errs := rest.ValidateCreate(ctx, in, r.strategy)
-	if len(errs) > 0 || sent == nil || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
-		return errs
+	if len(errs) > 0 {
+		return errs, nil
 	}
-	return update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in.DeepCopyObject())
+	warnings := r.strategy.WarningsOnCreate(ctx, in)
+	if sent == nil || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
+		return nil, warnings
+	}
+	errs, _ = update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in.DeepCopyObject())
+	return errs, warnings
 }
 
 // update validates obj over old as rest.BeforeUpdate does, with the
-// strategy st: obj is changed.
-func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Object) field.ErrorList {
+// strategy st, and returns the strategy's warnings when it finds nothing
+// wrong: obj is changed.
+func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Object) (field.ErrorList, []string) {
 	om, err := meta.Accessor(obj)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
 	oldMeta, err := meta.Accessor(old)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
 	// The store: an unconditional update (no resourceVersion, which the
 	// server model has allowed or refused already) is made at the stored
@@ -310,7 +381,10 @@ func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Ob
 	if oldMeta.GetDeletionGracePeriodSeconds() != nil && om.GetDeletionGracePeriodSeconds() == nil {
 		om.SetDeletionGracePeriodSeconds(oldMeta.GetDeletionGracePeriodSeconds())
 	}
-	return rest.ValidateUpdate(ctx, obj, old, st)
+	if errs := rest.ValidateUpdate(ctx, obj, old, st); len(errs) > 0 {
+		return errs, nil
+	}
+	return nil, st.WarningsOnUpdate(ctx, obj, old)
 }
 
 // internal converts obj, of kind gvk, to a new object of its internal

@@ -37,6 +37,10 @@ type Admission struct {
 	// old is nil on a create and for a seed; subresource is "" or
 	// "status".
 	Validate func(obj, old runtime.Object, subresource string) field.ErrorList
+	// Warn returns the warnings the server gives the client of a write it
+	// accepted (its strategy's WarningsOnCreate or WarningsOnUpdate), on
+	// what it validated.
+	Warn func(obj, old runtime.Object, subresource string) []string
 }
 
 // defaults runs the admission's defaulting on obj, the decoded object of a
@@ -55,6 +59,27 @@ func (m *Model) defaults(r *Resource, obj runtime.Object) error {
 		return apierrors.NewInternalError(err)
 	}
 	return nil
+}
+
+// warn collects the admission's warnings on obj, what a write to r (its
+// subresource sub) accepted over old (nil on a create): the server's
+// order, after validation. The caller holds m.mu.
+func (m *Model) warn(r *Resource, obj, old runtime.Object, sub string) {
+	a := m.Admission
+	if a == nil || a.Warn == nil {
+		return
+	}
+	kind := obj.GetObjectKind()
+	gvk := kind.GroupVersionKind()
+	kind.SetGroupVersionKind(r.GVK)
+	if old != nil {
+		oldKind := old.GetObjectKind()
+		oldGVK := oldKind.GroupVersionKind()
+		oldKind.SetGroupVersionKind(r.GVK)
+		defer old.GetObjectKind().SetGroupVersionKind(oldGVK)
+	}
+	m.warnings = append(m.warnings, a.Warn(obj, old, sub)...)
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
 }
 
 // validate runs the admission's validation on obj, what a write to r
