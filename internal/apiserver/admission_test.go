@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -180,6 +181,40 @@ func TestAdmitSeedsAsCreated(t *testing.T) {
 		r := &Resource{GVK: gvks[0]}
 		if err := m.Admit(r, tc.obj); err != nil || !tc.check(tc.obj) {
 			t.Errorf("seed %T admitted as %+v (err %v)", tc.obj, tc.obj, err)
+		}
+	}
+}
+
+// DoWarned: the warnings of an accepted write (a dry run's too, as the
+// server sends them), none for a refused one, none left over for the
+// next write.
+func TestDoWarned(t *testing.T) {
+	r := deploymentsResource()
+	m := NewModel(time.Now, 0)
+	m.Admission = &Admission{
+		Validate: func(obj, _ runtime.Object, _ string) field.ErrorList {
+			if obj.(*appsv1.Deployment).Name == "bad" {
+				return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "bad", "no")}
+			}
+			return nil
+		},
+		Warn: func(obj, old runtime.Object, sub string) []string {
+			return []string{obj.(*appsv1.Deployment).Name + " " + sub + fmt.Sprint(old != nil)}
+		},
+	}
+	for _, tc := range []struct {
+		action clienttesting.Action
+		want   []string
+	}{
+		{clienttesting.NewCreateAction(r.GVR, "ns", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}}), []string{"web false"}},
+		{clienttesting.NewCreateAction(r.GVR, "ns", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "bad"}}), nil},
+		{clienttesting.NewUpdateSubresourceAction(r.GVR, "status", "ns", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}}), []string{"web statustrue"}},
+		{clienttesting.NewCreateActionWithOptions(r.GVR, "ns", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "dry"}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}), []string{"dry false"}},
+	} {
+		_, _, got, _ := m.DoWarned(r, tc.action)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: warnings %q; want %q", tc.action.GetVerb(), tc.action.GetSubresource(), got, tc.want)
 		}
 	}
 }
