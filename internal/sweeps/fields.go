@@ -28,12 +28,22 @@ func (f Field) String() string { return strings.Join(f.Path, ".") }
 // by one, a boolean flipped; strings are left alone (most are enumerations
 // or names whose other values the server refuses). It reports false when
 // the spec has no such field.
-func SpecField(seed, settled runtime.Object) (Field, bool) {
-	spec, ok := specOf(seed)
+func SpecField(seed, settled runtime.Object) (Field, bool) { return pickField("spec", seed, settled) }
+
+// StatusField is SpecField for the object's status: a field another
+// writer (a kubelet, another controller) sets in a status the controller
+// also writes.
+func StatusField(seed, settled runtime.Object) (Field, bool) {
+	return pickField("status", seed, settled)
+}
+
+// pickField is SpecField for the part of the object named section.
+func pickField(section string, seed, settled runtime.Object) (Field, bool) {
+	spec, ok := sectionOf(seed, section)
 	if !ok {
 		return Field{}, false
 	}
-	now, _ := specOf(settled)
+	now, _ := sectionOf(settled, section)
 	names := make([]string, 0, len(spec))
 	for name := range spec {
 		names = append(names, name)
@@ -61,13 +71,14 @@ func SpecField(seed, settled runtime.Object) (Field, bool) {
 		default:
 			continue
 		}
-		return Field{Path: []string{"spec", name}, From: v, To: to}, true
+		return Field{Path: []string{section, name}, From: v, To: to}, true
 	}
 	return Field{}, false
 }
 
-// specOf returns obj's spec as unstructured.
-func specOf(obj runtime.Object) (map[string]any, bool) {
+// sectionOf returns obj's part named section ("spec", "status") as
+// unstructured.
+func sectionOf(obj runtime.Object, section string) (map[string]any, bool) {
 	if obj == nil {
 		return nil, false
 	}
@@ -75,8 +86,8 @@ func specOf(obj runtime.Object) (map[string]any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	spec, ok := u["spec"].(map[string]any)
-	return spec, ok
+	m, ok := u[section].(map[string]any)
+	return m, ok
 }
 
 func toUnstructured(obj runtime.Object) (map[string]any, error) {

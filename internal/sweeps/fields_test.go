@@ -78,3 +78,16 @@ func itoa(n int64) string {
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
 }
+
+func TestStatusField(t *testing.T) {
+	d := &appsv1.Deployment{Status: appsv1.DeploymentStatus{ReadyReplicas: 1, ObservedGeneration: 3}}
+	settled := d.DeepCopy()
+	settled.Status.ObservedGeneration = 4 // the controller's
+	f, ok := StatusField(d, settled)
+	if !ok || f.String() != "status.readyReplicas" || f.To != int64(2) {
+		t.Fatalf("StatusField = %v %v, %v; want status.readyReplicas from 1 to 2", f, f.To, ok)
+	}
+	if _, ok := SpecField(d, settled); ok {
+		t.Errorf("SpecField found a field in an empty spec")
+	}
+}
