@@ -1,7 +1,8 @@
 // Package ctrlruntime runs controller-runtime Reconcilers on ctrltest's
 // world: the fixture's server model behind every request, recorded
-// requests, golden files, declarative cases, the idempotency and
-// convergence check, the fault sweep and the cache-mutation check.
+// requests, golden files, declarative cases, and every check of a
+// table row (idempotency and convergence, the cache-mutation check, the
+// fault, stale-cache and event-order sweeps).
 //
 //	var WebApps = fixture.RegisterTypes(webappv1.AddToScheme) // a kubebuilder API: no clientset needed
 //
@@ -9,7 +10,11 @@
 //		fixture.Table[string]{
 //			Options: []fixture.Option{fixture.WithTypes(WebApps)},
 //			Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
-//				return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
+//				r := &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
+//				if err := r.SetupWithManager(env.Manager); err != nil { // its watches, for the sweeps
+//					env.F.T().Fatal(err)
+//				}
+//				return r
 //			}),
 //			Checks: fixture.Checks{Golden: fixture.On},
 //			Rows: []fixture.Row{{
@@ -49,11 +54,19 @@
 //
 // # Watches
 //
-// [NewManager] is a manager.Manager served by an Env, on which a
-// reconciler's SetupWithManager runs unchanged; [Manager.Watches] then
-// delivers object events to the event sources of the controllers it built
-// (For, Owns, Watches, predicates) and returns the requests they enqueue,
-// synchronously: no manager runs and no reconcile is called.
+// Env.Manager is a manager.Manager served by the Env, on which a
+// reconciler's SetupWithManager runs unchanged. When the wire function
+// passed to [Wire] runs SetupWithManager(env.Manager), Wire connects the
+// watches of the controllers it built (For, Owns, Watches, predicates) to
+// the fixture: each becomes an event handler on the fixture's informer of
+// its kind, and the requests it enqueues are keys on the fixture's
+// work-queue spy (fixture.Queue[string]). The stale-cache sweep then sees
+// what re-queues a key (does the reconciler recover once the caches catch
+// up?) and the event-order sweep what each order of events enqueues;
+// without it both say they could not judge ("no event handler").
+// [Manager.Watches] instead delivers object events to those sources by
+// hand and returns the requests they enqueue, synchronously: no manager
+// runs and no reconcile is called.
 //
 // # Limits
 //
@@ -62,7 +75,9 @@
 // with fixture.RegisterTypes need their CRD there). controller-runtime's
 // opt-in read-your-writes consistency is not modelled. Watches gives the
 // controllers plain work queues (no metrics, no priorities), which it
-// reads at once; their workers never run.
+// reads at once, and Wire the fixture's spy; their workers never run.
+// Sources other than kinds (source.Channel, source.Func) are started but
+// not fed. On a real API server Wire connects no watch.
 //
 // # When not to use
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -26,13 +27,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 )
 
-// Manager is a controller-runtime manager served by a fixture: its client,
-// API reader, scheme, REST mapper, recorders and field indexer are the
-// Env's, so a reconciler's SetupWithManager (and the field indexes it
-// registers) runs unchanged. It never runs anything: the controllers that
-// SetupWithManager builds (builder.ControllerManagedBy(mgr)...Complete)
-// are kept for [Manager.Watches], which tells which object events enqueue
-// which requests.
+// Manager is a controller-runtime manager served by a fixture (an Env's
+// Manager): its client, API reader, scheme, REST mapper, recorders and
+// field indexer are the Env's, so a reconciler's SetupWithManager (and the
+// field indexes it registers) runs unchanged. It never runs a controller's
+// workers: the event sources of the controllers that SetupWithManager
+// builds (builder.ControllerManagedBy(mgr)...Complete) are started either
+// by [Wire], on the fixture's informers, or by [Manager.Watches], which
+// tells which object events enqueue which requests.
 type Manager struct {
 	recorders
 	env   *Env
@@ -40,13 +42,14 @@ type Manager struct {
 
 	mu          sync.Mutex
 	controllers []manager.Runnable
+	started     string // who started the sources: "Wire" or "Watches"
 }
 
 var _ manager.Manager = (*Manager)(nil)
 
-// NewManager returns a manager served by env's fixture.
-func NewManager(env *Env) *Manager {
-	return &Manager{recorders: providerOf(recorder.Provider.GetEventRecorder, env), env: env, cache: &watchCache{env: env, informers: map[schema.GroupVersionKind]*watchInformer{}, registered: make(chan struct{}, 1)}}
+// newManager returns a manager served by env's fixture.
+func newManager(env *Env) *Manager {
+	return &Manager{recorders: providerOf(recorder.Provider.GetEventRecorder, env), env: env, cache: &watchCache{env: env, informers: map[informerKey]*watchInformer{}, registered: make(chan struct{}, 1)}}
 }
 
 // Add keeps a runnable (a controller) for Watches.
@@ -58,6 +61,13 @@ func (m *Manager) Add(r manager.Runnable) error {
 	defer m.mu.Unlock()
 	m.controllers = append(m.controllers, r)
 	return nil
+}
+
+// hasControllers reports whether a controller was added.
+func (m *Manager) hasControllers() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.controllers) > 0
 }
 
 // Elected returns a closed channel: the manager is always the leader.
@@ -76,10 +86,11 @@ func (m *Manager) AddHealthzCheck(string, healthz.Checker) error { return nil }
 // AddReadyzCheck does nothing.
 func (m *Manager) AddReadyzCheck(string, healthz.Checker) error { return nil }
 
-// Start refuses to run: a fixture's manager runs no controller (use
-// Watches for their event sources, a Table for their reconciles).
+// Start refuses to run: a fixture's manager runs no controller (a table
+// wired by Wire connects their watches and runs their reconciles; Watches
+// delivers events to their sources).
 func (m *Manager) Start(context.Context) error {
-	return errors.New("ctrlruntime.Manager.Start: a fixture's manager does not run controllers; test their watches with mgr.Watches(t) and their reconciles with a fixture.Table wired by ctrlruntime.Wire")
+	return errors.New("ctrlruntime.Manager.Start: a fixture's manager does not run controllers; test their watches with env.Manager.Watches(t) and their reconciles with a fixture.Table wired by ctrlruntime.Wire")
 }
 
 // GetWebhookServer returns a webhook server that is never started.
@@ -90,8 +101,8 @@ func (m *Manager) GetLogger() logr.Logger { return logr.Discard() }
 
 // GetControllerOptions returns the defaults of the controllers built on
 // the manager: no name validation (each test builds its controllers
-// again) and a plain work queue, so that Watches reads what the event
-// handlers enqueue at once.
+// again) and a plain work queue (their workers never run: Wire and
+// Watches start their event sources on queues of their own).
 func (m *Manager) GetControllerOptions() config.Controller {
 	return config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(false), CacheSyncTimeout: time.Hour, Logger: logr.Discard()}
 }
@@ -173,9 +184,44 @@ type watchCache struct {
 	env *Env
 
 	mu         sync.Mutex
-	informers  map[schema.GroupVersionKind]*watchInformer
-	handlers   int
+	informers  map[informerKey]*watchInformer
+	handlers   []handlerOf   // in the order they were registered
 	registered chan struct{} // signalled on each new handler
+}
+
+// informerKey names an informer of the cache: a kind, and the form of its
+// objects (typed, unstructured or metadata only), as a source's object
+// asks for it.
+type informerKey struct {
+	gvk  schema.GroupVersionKind
+	form form
+}
+
+// form is the form of the objects an informer holds.
+type form int
+
+const (
+	typed form = iota
+	unstructuredForm
+	metadataForm
+)
+
+// formOf is the form of informer obj asks for.
+func formOf(obj client.Object) form {
+	switch obj.(type) {
+	case runtime.Unstructured:
+		return unstructuredForm
+	case *metav1.PartialObjectMetadata:
+		return metadataForm
+	}
+	return typed
+}
+
+// handlerOf is one registered event handler and the informer it was
+// registered on.
+type handlerOf struct {
+	informer *watchInformer
+	handler  toolscache.ResourceEventHandler
 }
 
 var _ cache.Cache = (*watchCache)(nil)
@@ -188,24 +234,29 @@ func (c *watchCache) List(ctx context.Context, list client.ObjectList, opts ...c
 	return c.env.Client.List(ctx, list, opts...)
 }
 
-func (c *watchCache) GetInformer(ctx context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+func (c *watchCache) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
 	gvk, err := kindFor(c.env.Scheme, obj)
 	if err != nil {
 		return nil, err
 	}
-	return c.GetInformerForKind(ctx, gvk)
+	return c.informer(informerKey{gvk, formOf(obj)})
 }
 
 func (c *watchCache) GetInformerForKind(_ context.Context, gvk schema.GroupVersionKind, _ ...cache.InformerGetOption) (cache.Informer, error) {
-	if _, err := c.env.F.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-		return nil, fmt.Errorf("ctrlruntime: no registered clientset serves %v: register its clientset (fixture.WithClientset) or its types (fixture.WithTypes): %w", gvk, err)
+	return c.informer(informerKey{gvk, typed})
+}
+
+func (c *watchCache) informer(key informerKey) (*watchInformer, error) {
+	mapping, err := c.env.F.RESTMapper().RESTMapping(key.gvk.GroupKind(), key.gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("ctrlruntime: no registered clientset serves %v: register its clientset (fixture.WithClientset) or its types (fixture.WithTypes): %w", key.gvk, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	inf, ok := c.informers[gvk]
+	inf, ok := c.informers[key]
 	if !ok {
-		inf = &watchInformer{synced: newSynced(), cache: c}
-		c.informers[gvk] = inf
+		inf = &watchInformer{synced: newSynced(), cache: c, key: key, gvr: mapping.Resource}
+		c.informers[key] = inf
 	}
 	return inf, nil
 }
@@ -217,7 +268,7 @@ func (c *watchCache) RemoveInformer(_ context.Context, obj client.Object) error 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.informers, gvk)
+	delete(c.informers, informerKey{gvk, formOf(obj)})
 	return nil
 }
 
@@ -243,21 +294,33 @@ func (c *watchCache) IndexField(_ context.Context, obj client.Object, field stri
 	return c.env.direct.IndexField(obj, field, extract)
 }
 
-// handlersOf returns the handlers registered for gvk.
+// handlersOf returns the handlers registered for gvk, in the order they
+// were registered.
 func (c *watchCache) handlersOf(gvk schema.GroupVersionKind) []toolscache.ResourceEventHandler {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if inf := c.informers[gvk]; inf != nil {
-		return append([]toolscache.ResourceEventHandler(nil), inf.handlers...)
+	var out []toolscache.ResourceEventHandler
+	for _, h := range c.handlers {
+		if h.informer.key.gvk == gvk {
+			out = append(out, h.handler)
+		}
 	}
-	return nil
+	return out
 }
 
-// watchInformer records the event handlers of a kind.
+// registrations returns the handlers registered so far, in order.
+func (c *watchCache) registrations() []handlerOf {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]handlerOf(nil), c.handlers...)
+}
+
+// watchInformer records the event handlers of a kind, in one form.
 type watchInformer struct {
 	synced
-	cache    *watchCache
-	handlers []toolscache.ResourceEventHandler
+	cache *watchCache
+	key   informerKey
+	gvr   schema.GroupVersionResource
 }
 
 var _ cache.Informer = (*watchInformer)(nil)
@@ -267,8 +330,7 @@ func (i *watchInformer) AddEventHandler(h toolscache.ResourceEventHandler) (tool
 		return nil, errors.New("ctrlruntime: nil event handler")
 	}
 	i.cache.mu.Lock()
-	i.handlers = append(i.handlers, h)
-	i.cache.handlers++
+	i.cache.handlers = append(i.cache.handlers, handlerOf{i, h})
 	i.cache.mu.Unlock()
 	select {
 	case i.cache.registered <- struct{}{}:

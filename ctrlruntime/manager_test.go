@@ -16,7 +16,7 @@ import (
 func TestManagerFieldIndexer(t *testing.T) {
 	f := fixture.New(t, fixture.WithObjects(pod("default", "a", "node-1", nil), pod("default", "b", "node-2", nil)))
 	env := ctrlruntime.NewEnv(f, ctrlruntime.Cached())
-	mgr := ctrlruntime.NewManager(env)
+	mgr := env.Manager
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 		return []string{o.(*corev1.Pod).Spec.NodeName}
 	})
@@ -32,7 +32,7 @@ func TestManagerFieldIndexer(t *testing.T) {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, "spec.nodeName", func(client.Object) []string { return nil }); err == nil {
 		t.Errorf("an index registered twice: no error")
 	}
-	if err := mgr.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "mgr.Watches(t)") {
+	if err := mgr.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "env.Manager.Watches(t)") {
 		t.Errorf("Manager.Start: %v; want an error that says what to use", err)
 	}
 }
@@ -40,9 +40,9 @@ func TestManagerFieldIndexer(t *testing.T) {
 func TestWatchesBadInput(t *testing.T) {
 	rec := tbtest.Run(t, func(t testing.TB) {
 		f := fixture.New(t)
-		ctrlruntime.NewManager(ctrlruntime.NewEnv(f)).Watches(t)
+		ctrlruntime.NewEnv(f).Manager.Watches(t)
 	})
-	if !strings.Contains(rec.String(), "call the reconciler's SetupWithManager(mgr)") {
+	if !strings.Contains(rec.String(), "call the reconciler's SetupWithManager(env.Manager)") {
 		t.Errorf("Watches without a controller: %q; want a failure that names SetupWithManager", rec)
 	}
 }

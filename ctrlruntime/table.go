@@ -42,6 +42,11 @@ type Env struct {
 	// or GetEventRecorder result is or embeds; the one NewEnv sets has
 	// AnnotatedEventf too.
 	EventsRecorder events.EventRecorder
+	// Manager is a manager.Manager of these pieces, on which a
+	// reconciler's SetupWithManager runs unchanged: Wire connects the
+	// watches of the controllers it builds to the fixture's informers;
+	// Manager.Watches delivers events to them by hand.
+	Manager *Manager
 
 	// cached and direct are the fixture's clients (nil on a real server).
 	cached, direct *Client
@@ -70,6 +75,7 @@ func NewEnv(f *fixture.Fixture, opts ...Option) *Env {
 		Recorder:       f.Recorder(),
 		EventsRecorder: eventsRecorder{f.EventsRecorder()},
 	}
+	env.Manager = newManager(env)
 	if cfg := f.RESTConfig(); cfg != nil {
 		c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: f.RESTMapper()})
 		if err != nil {
@@ -112,9 +118,22 @@ func (r annotated) AnnotatedEventf(regarding, related runtime.Object, _ map[stri
 // the zero result, FormatResult's line otherwise. Terminal checks a
 // reconcile.TerminalError (Row.WantErr).
 //
+// When wire sets the reconciler up with env.Manager (SetupWithManager),
+// Wire connects the watches of the controllers built on it to the
+// fixture's informers: their event handlers (For, Owns, Watches, behind
+// their predicates) are called as the fixture delivers the world's
+// changes, and the requests they enqueue are keys on the fixture's
+// work-queue spy, fixture.Queue[string]. So the stale-cache and event-order
+// sweeps judge what re-queues a key. The handlers get the informers'
+// objects (the initial list) before Wire returns.
+//
 //	fixture.Table[string]{
 //		Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
-//			return &WebAppReconciler{Client: env.Client, Scheme: env.Scheme}
+//			r := &WebAppReconciler{Client: env.Client, Scheme: env.Scheme}
+//			if err := r.SetupWithManager(env.Manager); err != nil {
+//				env.F.T().Fatal(err)
+//			}
+//			return r
 //		}),
 //		Options: []fixture.Option{fixture.WithTypes(Types)},
 //		Rows: []fixture.Row{{
@@ -138,9 +157,15 @@ func Wire(wire func(env *Env) reconcile.Reconciler, opts ...Option) func(*fixtur
 			}
 		}
 		all := append([]Option{Cached(), Watching(seen...)}, opts...)
-		r := wire(NewEnv(f, all...))
+		env := NewEnv(f, all...)
+		r := wire(env)
 		if r == nil {
 			f.T().Fatal("ctrlruntime.Wire: the wire function returned a nil reconciler")
+		}
+		if env.Manager.hasControllers() {
+			if err := env.Manager.connect(f); err != nil {
+				f.T().Fatalf("ctrlruntime.Wire: connecting the watches of the controllers built on env.Manager to the fixture's informers: %v", err)
+			}
 		}
 		return SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) {
 			f.SetReturned(returned(res))

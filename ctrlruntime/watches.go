@@ -2,16 +2,19 @@ package ctrlruntime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/ctrltest/ctrltest/ctrlruntime/internal/crprivate"
 )
@@ -24,77 +27,105 @@ import (
 type Watches struct {
 	t      testing.TB
 	m      *Manager
-	queues []workqueue.TypedInterface[reconcile.Request]
+	queues []workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
 
 // Watches starts the event sources of the controllers added to m so far
-// (their workers never run) and returns what delivers events to them. The
-// fixture's world is seeded first (map functions may read it through the
-// manager's client). The sources stop when the test ends. A controller
-// that is not controller-runtime's, or whose sources do not register
-// within the fixture's timeout, fails the test.
+// on work queues of its own (their workers never run) and returns what
+// delivers events to them. The fixture's world is seeded first (map
+// functions may read it through the manager's client). The sources stop
+// when the test ends. A controller that is not controller-runtime's, or
+// whose sources do not register within 10 seconds, fails the test, as
+// does a manager whose sources were started already (by Wire or an
+// earlier Watches).
 func (m *Manager) Watches(t testing.TB) *Watches {
 	t.Helper()
 	m.env.F.Start()
-	m.mu.Lock()
-	ctrls := append([]any(nil), anySlice(m.controllers)...)
-	m.mu.Unlock()
-	if len(ctrls) == 0 {
-		t.Fatalf("ctrlruntime.Manager.Watches: no controller was added to the manager; call the reconciler's SetupWithManager(mgr) (builder.ControllerManagedBy(mgr)...Complete(r)) first")
-	}
-	want := 0
-	for _, c := range ctrls {
-		n, ok := crprivate.KindSources(c)
-		if !ok {
-			t.Fatalf("ctrlruntime.Manager.Watches: %T is not a controller-runtime controller; only controllers built with builder.ControllerManagedBy or controller.New are supported", c)
-		}
-		want += n
-	}
-	for _, c := range ctrls {
-		plainQueue(c)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, c := range ctrls {
-		r := c.(interface{ Start(context.Context) error })
-		wg.Go(func() { _ = r.Start(ctx) })
-	}
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	for {
-		m.cache.mu.Lock()
-		got := m.cache.handlers
-		m.cache.mu.Unlock()
-		if got >= want {
-			break
-		}
-		select {
-		case <-m.cache.registered:
-		case <-deadline.C:
-			t.Fatalf("ctrlruntime.Manager.Watches: %d of the controllers' %d event sources registered within 10s (a kind no registration serves?)", got, want)
-		}
-	}
 	w := &Watches{t: t, m: m}
-	for _, c := range ctrls {
-		q, ok := crprivate.Queue(c)
-		if !ok {
-			t.Fatalf("ctrlruntime.Manager.Watches: the queue of %T is not readable", c)
-		}
+	err := m.startSources(t, "Watches", func() workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request](), workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{})
 		w.queues = append(w.queues, q)
+		t.Cleanup(q.ShutDown)
+		return q
+	}, nil)
+	if err != nil {
+		t.Fatalf("ctrlruntime.Manager.Watches: %v", err)
 	}
 	return w
 }
 
-func anySlice[T any](s []T) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
+// startSources starts the event sources of m's controllers, in the order
+// they were added and declared, each controller's on the queue newQueue
+// makes for it: its Kind sources register their event handlers on m's
+// cache, one at a time (the handlers' order is the sources'), and onHandler,
+// when not nil, is told of each. The sources stop when t ends. who names
+// the caller, for a manager started twice.
+func (m *Manager) startSources(t testing.TB, who string, newQueue func() workqueue.TypedRateLimitingInterface[reconcile.Request], onHandler func(handlerOf) error) error {
+	m.mu.Lock()
+	ctrls := append([]manager.Runnable(nil), m.controllers...)
+	if m.started != "" {
+		m.mu.Unlock()
+		return fmt.Errorf("the event sources of the manager's controllers were started already (by %s); a manager's sources start once", m.started)
 	}
-	return out
+	m.started = who
+	m.mu.Unlock()
+	if len(ctrls) == 0 {
+		return errors.New("no controller was added to the manager; call the reconciler's SetupWithManager(env.Manager) (builder.ControllerManagedBy(mgr)...Complete(r)) first")
+	}
+	type ctrlSources struct {
+		srcs []source.TypedSource[reconcile.Request]
+		kind []bool
+	}
+	all := make([]ctrlSources, len(ctrls))
+	for i, c := range ctrls {
+		srcs, kind, ok := crprivate.Sources(c)
+		if !ok {
+			return fmt.Errorf("%T is not a controller-runtime controller; only controllers built with builder.ControllerManagedBy or controller.New are supported", c)
+		}
+		all[i] = ctrlSources{srcs, kind}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, c := range all {
+		q := newQueue()
+		for i, src := range c.srcs {
+			before := len(m.cache.registrations())
+			if err := src.Start(ctx, q); err != nil {
+				return fmt.Errorf("starting the event source %v: %w", src, err)
+			}
+			if !c.kind[i] {
+				continue
+			}
+			h, err := m.awaitHandler(before, src)
+			if err != nil {
+				return err
+			}
+			if onHandler != nil {
+				if err := onHandler(h); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// awaitHandler waits until a handler beyond the first before registered
+// on the cache (a Kind source registers its handler on a goroutine of its
+// own) and returns it.
+func (m *Manager) awaitHandler(before int, src source.TypedSource[reconcile.Request]) (handlerOf, error) {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		if hs := m.cache.registrations(); len(hs) > before {
+			return hs[before], nil
+		}
+		select {
+		case <-m.cache.registered:
+		case <-deadline.C:
+			return handlerOf{}, fmt.Errorf("the event source %v registered no event handler within 10s (a kind no registration serves?)", src)
+		}
+	}
 }
 
 // Create delivers an add event of obj and returns the requests enqueued,
@@ -173,21 +204,14 @@ func (w *Watches) drain() []reconcile.Request {
 func (w *Watches) String() string {
 	w.m.cache.mu.Lock()
 	defer w.m.cache.mu.Unlock()
+	n := map[string]int{}
+	for _, h := range w.m.cache.handlers {
+		n[h.informer.key.gvk.Kind]++
+	}
 	var kinds []string
-	for gvk, inf := range w.m.cache.informers {
-		kinds = append(kinds, fmt.Sprintf("%s (%d handler(s))", gvk.Kind, len(inf.handlers)))
+	for kind, c := range n {
+		kinds = append(kinds, fmt.Sprintf("%s (%d handler(s))", kind, c))
 	}
 	sort.Strings(kinds)
 	return fmt.Sprint(kinds)
-}
-
-// plainQueue gives a controller a work queue without metrics (whose
-// goroutine would outlive the test by up to half a second) and without
-// priorities (whose adds are asynchronous): what Watches reads. The
-// controller's workers never run, so the queue's kind is not observable
-// otherwise.
-func plainQueue(ctrl any) {
-	crprivate.SetNewQueue(ctrl, func(_ string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		return workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{})
-	})
 }

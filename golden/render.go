@@ -26,6 +26,9 @@ type Sync struct {
 	Events []Event
 	// Enqueued are the work-queue records, one line each, in order.
 	Enqueued []string
+	// Calls are the calls outside Kubernetes, one line each, in order;
+	// none renders nothing.
+	Calls []string
 	// QueueUnseen says that the fixture had no work-queue spy (the
 	// controller made its own queue): what it enqueued was not seen, and
 	// enqueued does not render, rather than as an empty list.
@@ -56,6 +59,7 @@ type syncDoc struct {
 	Returned string      `json:"returned,omitempty"`
 	Actions  []actionDoc `json:"actions"`
 	Events   []Event     `json:"events"`
+	Calls    []string    `json:"calls,omitempty"`
 	Enqueued any         `json:"enqueued,omitempty"` // []string; nil when unseen
 	Error    *string     `json:"error"`
 }
@@ -77,7 +81,8 @@ type actionDoc struct {
 // Render returns the canonical YAML of a sync: its key, one entry per
 // action in order (verb, apiVersion, resource, subresource, namespace, name,
 // field manager, and the object as kubectl get -o yaml shows it, or the
-// patch type and body; the server's answer when it refused it), the events, the enqueued records (no
+// patch type and body; the server's answer when it refused it), the events, the calls outside
+// Kubernetes (when there are any), the enqueued records (no
 // enqueued field when the fixture had no work-queue spy: QueueUnseen) and the error
 // text, and what the sync function returned besides its error when it
 // says (Returned).
@@ -97,7 +102,7 @@ type actionDoc struct {
 func Render(s Sync, opts ...Option) ([]byte, error) {
 	c := newConfig(opts)
 	ids := uids{}
-	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: s.Events}
+	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: s.Events, Calls: s.Calls}
 	if doc.Events == nil {
 		doc.Events = []Event{}
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 	typedappsv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -37,11 +38,35 @@ type outcome struct {
 // run replays steps in one sync of a fixture made with opts.
 func run(t *testing.T, steps []step, opts ...fixture.Option) []outcome {
 	t.Helper()
+	out, _ := runPrepared(t, steps, opts...)
+	return out
+}
+
+// runPrepared is run, and returns, per step, how the model's object of
+// each write it validated differs from what kube-apiserver's registry
+// strategy prepares of it (kube.Prepared): "-model +strategy" diffs, to
+// be given after kube.Server() in opts (which it follows).
+func runPrepared(t *testing.T, steps []step, opts ...fixture.Option) ([]outcome, [][]string) {
+	t.Helper()
+	diffs := make([][]string, len(steps))
+	current := 0
+	opts = append(opts, fixture.WithValidation(func(v fixture.Validation) field.ErrorList {
+		p, err := kube.Prepared(v)
+		if err != nil {
+			diffs[current] = append(diffs[current], err.Error())
+		} else if p != nil {
+			if d := cmp.Diff(v.Object, p, preparedOptions); d != "" {
+				diffs[current] = append(diffs[current], d)
+			}
+		}
+		return nil
+	}))
 	f := fixture.New(t, opts...)
 	c := f.Kube()
 	var out []outcome
 	fixture.Sync(f, func(ctx context.Context, _ string) error {
-		for _, s := range steps {
+		for i, s := range steps {
+			current = i
 			obj, err := s.do(ctx, c)
 			o := outcome{}
 			if err != nil {
@@ -62,7 +87,27 @@ func run(t *testing.T, steps []step, opts ...fixture.Option) []outcome {
 		}
 		return nil
 	}, "default/x")
-	return out
+	return out, diffs
+}
+
+// preparedOptions compare the model's object with the strategy's: the
+// type's meta aside (the conversion back sets it), nil and empty alike
+// (the conversion makes empty of some nil lists and maps), and the
+// resourceVersion, which the store sets after the strategy (an
+// unconditional update's is the stored one there, none yet in the model);
+// the transition times a strategy stamps with its own clock (the model
+// stamps them with the fixture's): only whether one is set counts.
+var preparedOptions = cmp.Options{
+	cmpopts.IgnoreTypes(metav1.TypeMeta{}),
+	cmpopts.IgnoreFields(metav1.ObjectMeta{}, "ResourceVersion"),
+	cmp.FilterPath(func(p cmp.Path) bool {
+		last := p.Last().String()
+		return last == ".LastTransitionTime" || last == ".LastPhaseTransitionTime"
+	}, cmp.Options{
+		cmp.Comparer(func(a, b metav1.Time) bool { return a.IsZero() == b.IsZero() }),
+		cmp.Comparer(func(a, b *metav1.Time) bool { return (a == nil) == (b == nil) }),
+	}),
+	cmpopts.EquateEmpty(),
 }
 
 // The differential test (issue 34, item 3, a first version): request
@@ -223,7 +268,7 @@ func TestDifferential(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			bare := run(t, tc.steps)
-			server := run(t, tc.steps, kube.Server())
+			server, prepared := runPrepared(t, tc.steps, kube.Server())
 			ignore := cmp.Options{
 				cmpopts.IgnoreFields(metav1.ManagedFieldsEntry{}, "Time"),
 				cmpopts.IgnoreFields(metav1.ObjectMeta{}, "CreationTimestamp"),
@@ -238,6 +283,9 @@ func TestDifferential(t *testing.T) {
 				}
 				if diff := cmp.Diff(b, k, ignore); diff != "" {
 					t.Fatalf("step %d (%s): the bare model and kube.Server() differ (-bare +kube.Server()):\n%s", i, s.name, diff)
+				}
+				for _, d := range prepared[i] {
+					t.Errorf("step %d (%s): the model stores what kube-apiserver's strategy would prepare otherwise (-model +strategy):\n%s", i, s.name, d)
 				}
 			}
 			if tc.refused != "" {

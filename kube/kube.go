@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,6 +48,10 @@ import (
 //
 //	f := fixture.New(t, kube.Server(), fixture.WithObjects(deployment))
 //
+// The warnings kube-apiserver gives a write it accepts (its strategies'
+// WarningsOnCreate and WarningsOnUpdate: a deprecated node label, ...)
+// are in the sync's Result.Warnings (fixture.WithWarnings).
+//
 // It is fixture.WithDefaulting and fixture.WithValidation with
 // kube-apiserver's functions: given with others of these, the defaulting
 // functions run in the order the options were given, and so do the
@@ -52,6 +59,42 @@ import (
 // defaulted by the scheme when it knows them, and not validated.
 func Server() fixture.Option {
 	return server{resources: resources()}.option()
+}
+
+// Versions of the code the module runs: k8s.io/kubernetes, whose
+// registry strategies, defaults and conversions it is, and the k8s.io/api
+// they are generated for (TestVersions checks both against go.mod).
+const (
+	kubernetesVersion = "v1.37.1"
+	apiVersion        = "v0.37.2"
+)
+
+// served reports whether a default kube-apiserver of the module's
+// k8s.io/kubernetes serves gvk, a kind of the table: legacyscheme knows
+// the version, and it is not an alpha or beta (kube-apiserver v1.37
+// enables the stable versions of the table's groups by default and
+// disables their betas and alphas: pkg/controlplane's
+// DefaultAPIResourceConfigSource).
+func served(gvk schema.GroupVersionKind) bool {
+	return legacyscheme.Scheme.Recognizes(gvk) && !strings.Contains(gvk.Version, "alpha") && !strings.Contains(gvk.Version, "beta")
+}
+
+// unserved is the finding on an object of a covered kind in a version a
+// default kube-apiserver does not serve: the versions it serves, and the
+// two module versions, since a k8s.io/api other than the one the module's
+// k8s.io/kubernetes is built for may be why.
+func unserved(gvk schema.GroupVersionKind) *field.Error {
+	var versions []string
+	for _, gv := range legacyscheme.Scheme.PrioritizedVersionsForGroup(gvk.Group) {
+		if v := gv.WithKind(gvk.Kind); served(v) {
+			versions = append(versions, gv.String())
+		}
+	}
+	slices.Sort(versions)
+	return field.Invalid(field.NewPath("apiVersion"), gvk.GroupVersion().String(), fmt.Sprintf(
+		"kube.Server(): the kube-apiserver of k8s.io/kubernetes %s (the kube module's) does not serve %s in this version, only in %s: "+
+			"a version it removed or has not made stable, or a type of a k8s.io/api other than the %s k8s.io/kubernetes %s is built for",
+		kubernetesVersion, gvk.Kind, strings.Join(versions, ", "), apiVersion, kubernetesVersion))
 }
 
 // resources is the table, made once: it is never changed.
@@ -69,20 +112,69 @@ func Validate(v fixture.Validation) field.ErrorList {
 	return server{resources: resources()}.Validate(v)
 }
 
-// option is the fixture option of s.
+// option is the fixture option of s: the warnings of a write are those
+// its validation found (the model asks for them right after it), kept
+// for that write's objects.
 func (s server) option() fixture.Option {
-	return fixture.Options{fixture.WithDefaulting(Default), fixture.WithValidation(s.Validate)}
+	j := &judged{}
+	return fixture.Options{
+		fixture.WithDefaulting(Default),
+		fixture.WithValidation(func(v fixture.Validation) field.ErrorList {
+			errs, _, warnings := s.judge(v)
+			j.keep(v, warnings)
+			return errs
+		}),
+		fixture.WithWarnings(func(v fixture.Validation) []string {
+			if warnings, ok := j.take(v); ok {
+				return warnings
+			}
+			return s.Warnings(v)
+		}),
+	}
+}
+
+// judged keeps the warnings of the last write validated, by its objects,
+// for the warnings hook that follows (an option's hooks may serve several
+// fixtures at once: a table's rows in parallel).
+type judged struct {
+	mu       sync.Mutex
+	obj, old runtime.Object
+	sub      string
+	warnings []string
+}
+
+func (j *judged) keep(v fixture.Validation, warnings []string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.obj, j.old, j.sub, j.warnings = v.Object, v.Old, v.Subresource, warnings
+}
+
+// take returns the kept warnings when v is the write they are of.
+func (j *judged) take(v fixture.Validation) ([]string, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.obj != v.Object || j.old != v.Old || j.sub != v.Subresource {
+		return nil, false
+	}
+	warnings := j.warnings
+	j.obj, j.old, j.warnings = nil, nil, nil
+	return warnings, true
 }
 
 // Default applies to obj, a built-in object in a version kube-apiserver
 // serves, the defaults the server applies when it decodes it
-// (legacyscheme.Scheme's defaulting functions); it does nothing to an
-// object of a type the scheme does not know. An unstructured object is
-// defaulted as its typed form would be.
+// (legacyscheme.Scheme's defaulting functions), and what its conversion
+// from the internal type sets (a StatefulSet's claim templates' apiVersion
+// and kind); it does nothing to an object of a type the scheme does not
+// know. An unstructured object is defaulted as its typed form would be.
+// The fixture runs it on a write's object as the server decodes it, and on
+// what the write stores, as the server decodes it from storage (a claim
+// whose status the strategy reset reads back Pending).
 func Default(obj runtime.Object) {
 	u, ok := obj.(runtime.Unstructured)
 	if !ok {
 		legacyscheme.Scheme.Default(obj)
+		convertedForm(obj)
 		return
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
@@ -94,12 +186,26 @@ func Default(obj runtime.Object) {
 		return // the validation reports what does not decode
 	}
 	legacyscheme.Scheme.Default(typed)
+	convertedForm(typed)
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 	if err != nil {
 		return
 	}
 	content["apiVersion"], content["kind"] = gvk.GroupVersion().String(), gvk.Kind
 	u.SetUnstructuredContent(content)
+}
+
+// convertedForm sets in obj what kube-apiserver's conversion from the
+// internal type sets beside the defaults, so that the object is as the
+// server answers it: a StatefulSet's claim templates' apiVersion and kind
+// (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec).
+func convertedForm(obj runtime.Object) {
+	if ss, ok := obj.(*appsv1.StatefulSet); ok {
+		for i := range ss.Spec.VolumeClaimTemplates {
+			ss.Spec.VolumeClaimTemplates[i].APIVersion = "v1"
+			ss.Spec.VolumeClaimTemplates[i].Kind = "PersistentVolumeClaim"
+		}
+	}
 }
 
 // Kinds returns the kinds whose writes Server validates, in no order:
@@ -116,6 +222,8 @@ func Kinds() []schema.GroupKind {
 // server validates writes with the strategies of its resources.
 type server struct {
 	resources map[schema.GroupKind]resource
+	// fingerprints, when set, replace the module's (a test's).
+	fingerprints map[string]string
 }
 
 // Validate judges v as kube-apiserver's registry would (rest.BeforeCreate
@@ -131,60 +239,120 @@ type server struct {
 // /status) is also validated as that write of its status, as parity
 // seeds a server.
 func (s server) Validate(v fixture.Validation) field.ErrorList {
+	errs, _, _ := s.judge(v)
+	return errs
+}
+
+// Warnings returns the warnings kube-apiserver gives the client of the
+// write v when it accepts it: its strategy's WarningsOnCreate or
+// WarningsOnUpdate, on the object as the strategy prepared it (a
+// deprecated node label in a pod template's node selector, a pod's
+// deprecated annotation, ...); none for a write it refuses, and for kinds
+// it does not cover.
+func (s server) Warnings(v fixture.Validation) []string {
+	errs, _, warnings := s.judge(v)
+	if len(errs) > 0 {
+		return nil
+	}
+	return warnings
+}
+
+// judge is Validate, and returns the object as the strategy prepared it
+// (internal; nil for a kind, or a subresource, with no strategy here) and
+// the strategy's warnings.
+func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object, []string) {
 	gvk := v.Object.GetObjectKind().GroupVersionKind()
 	r, ok := s.resources[gvk.GroupKind()]
 	if !ok {
-		return nil
+		return nil, nil, nil
+	}
+	if !served(gvk) {
+		return field.ErrorList{unserved(gvk)}, nil, nil
+	}
+	want := s.fingerprints
+	if want == nil {
+		want = fingerprints
+	}
+	if err := skew(gvk, want); err != nil {
+		return field.ErrorList{err}, nil, nil
 	}
 	in, err := internal(v.Object, gvk)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil, nil
 	}
 	if v.Old == nil && v.Subresource == "" {
-		return s.create(r, gvk, in)
+		errs, warnings := s.create(r, gvk, in)
+		return errs, in, warnings
 	}
 	st := rest.RESTUpdateStrategy(r.strategy)
 	if v.Subresource != "" {
 		if st, ok = r.subresources[v.Subresource]; !ok {
-			return nil // a subresource kube-apiserver does not write through a strategy
+			return nil, nil, nil // a subresource kube-apiserver does not write through a strategy
 		}
 	}
 	if v.Old == nil {
-		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("a write of %s/%s with no stored object", r.resource, v.Subresource))}, nil, nil
 	}
 	old, err := internal(v.Old, gvk)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil, nil
 	}
-	return update(request(gvk, r, in, "update", v.Subresource), st, in, old)
+	errs, warnings := update(request(gvk, r, in, "update", v.Subresource), st, in, old)
+	return errs, in, warnings
 }
 
-// create validates in, the internal form of a created object (or seed).
-func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Object) field.ErrorList {
+// prepared returns the object of the write v as kube-apiserver's registry
+// strategy prepares it (PrepareForCreate, or PrepareForUpdate after the
+// store's rules), in v.Object's version; nil for a kind or a subresource
+// with no strategy here. It is what the server would store, for the
+// differential test's comparison with the model's own rules.
+func (s server) prepared(v fixture.Validation) (runtime.Object, error) {
+	_, in, _ := s.judge(v)
+	if in == nil {
+		return nil, nil
+	}
+	gvk := v.Object.GetObjectKind().GroupVersionKind()
+	out, err := legacyscheme.Scheme.ConvertToVersion(in, gvk.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	return out, nil
+}
+
+// create validates in, the internal form of a created object (or seed),
+// which the strategy prepares.
+func (s server) create(r resource, gvk schema.GroupVersionKind, in runtime.Object) (field.ErrorList, []string) {
 	ctx := request(gvk, r, in, "create", "")
-	sent := in
+	var sent runtime.Object
 	statusStrategy := r.subresources["status"]
 	if statusStrategy != nil && hasStatus(in) {
 		sent = in.DeepCopyObject()
 	}
 	r.strategy.PrepareForCreate(ctx, in)
 	errs := rest.ValidateCreate(ctx, in, r.strategy)
-	if len(errs) > 0 || sent == in || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
-		return errs
+	if len(errs) > 0 {
+		return errs, nil
 	}
-	return update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in)
+	warnings := r.strategy.WarningsOnCreate(ctx, in)
+	if sent == nil || equality.Semantic.DeepEqual(statusOf(sent), statusOf(in)) {
+		return nil, warnings
+	}
+	errs, _ = update(request(gvk, r, sent, "update", "status"), statusStrategy, sent, in.DeepCopyObject())
+	return errs, warnings
 }
 
 // update validates obj over old as rest.BeforeUpdate does, with the
-// strategy st: obj is changed.
-func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Object) field.ErrorList {
+// strategy st, and returns the strategy's warnings when it finds nothing
+// wrong: obj is changed.
+func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Object) (field.ErrorList, []string) {
 	om, err := meta.Accessor(obj)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
 	oldMeta, err := meta.Accessor(old)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
 	// The store: an unconditional update (no resourceVersion, which the
 	// server model has allowed or refused already) is made at the stored
@@ -213,7 +381,10 @@ func update(ctx context.Context, st rest.RESTUpdateStrategy, obj, old runtime.Ob
 	if oldMeta.GetDeletionGracePeriodSeconds() != nil && om.GetDeletionGracePeriodSeconds() == nil {
 		om.SetDeletionGracePeriodSeconds(oldMeta.GetDeletionGracePeriodSeconds())
 	}
-	return rest.ValidateUpdate(ctx, obj, old, st)
+	if errs := rest.ValidateUpdate(ctx, obj, old, st); len(errs) > 0 {
+		return errs, nil
+	}
+	return nil, st.WarningsOnUpdate(ctx, obj, old)
 }
 
 // internal converts obj, of kind gvk, to a new object of its internal

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,11 +13,13 @@ import (
 	"github.com/ctrltest/ctrltest/fixture"
 )
 
-// Every resource of the table resolves: each version legacyscheme serves
-// of its kind converts to the type its strategies take, and the strategy
-// (and each subresource's) runs on it, defaulted as the server decodes
-// it, and finds what kube-apiserver finds in an object with no name (but
-// for a LimitRange, which its strategy names).
+// Every resource of the table resolves: each version kube-apiserver
+// serves of its kind converts to the type its strategies take, and the
+// strategy (and each subresource's) runs on it, defaulted as the server
+// decodes it, and finds what kube-apiserver finds in an object with no
+// name (but for a LimitRange, which its strategy names). A version
+// legacyscheme knows and kube-apiserver does not serve (a beta, an alpha)
+// is refused, naming the versions it serves.
 func TestTableResolves(t *testing.T) {
 	s := server{resources: table()}
 	kinds := Kinds()
@@ -33,6 +36,20 @@ func TestTableResolves(t *testing.T) {
 		for _, gv := range versions {
 			gvk := gv.WithKind(gk.Kind)
 			if !legacyscheme.Scheme.Recognizes(gvk) {
+				continue
+			}
+			if !isServed(gvk) {
+				t.Run(gvk.String()+" unserved", func(t *testing.T) {
+					obj, err := legacyscheme.Scheme.New(gvk)
+					if err != nil {
+						t.Fatal(err)
+					}
+					obj.GetObjectKind().SetGroupVersionKind(gvk)
+					errs := s.Validate(fixture.Validation{Object: obj})
+					if len(errs) != 1 || errs[0].Field != "apiVersion" || !strings.Contains(errs[0].Detail, "does not serve "+gk.Kind+" in this version, only in "+gk.Group) {
+						t.Errorf("an object of a version kube-apiserver does not serve: %v; want the apiVersion's finding", errs)
+					}
+				})
 				continue
 			}
 			served++
@@ -76,6 +93,12 @@ func TestTableResolves(t *testing.T) {
 			t.Errorf("%s: legacyscheme serves no version of it (versions %v)", gk, versions)
 		}
 	}
+}
+
+// isServed: the stable versions (kube-apiserver v1.37 serves no beta or
+// alpha of the table's groups by default).
+func isServed(gvk schema.GroupVersionKind) bool {
+	return !strings.Contains(gvk.Version, "beta") && !strings.Contains(gvk.Version, "alpha")
 }
 
 func cmpString(a, b string) int {

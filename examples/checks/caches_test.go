@@ -148,15 +148,16 @@ func TestStaleCacheDamageIsCaught(t *testing.T) {
 		name string
 		wire func(Variant) func(f *fixture.Fixture) fixture.SyncFunc[string]
 		row  fixture.Row
-		// want is the broken variant's damage: "lag: kind"; the text
-		// must contain wording.
-		want    []string
-		wording string
+		// want is the broken variant's damage: "lag: kind"; the text of
+		// each must contain the wording at its index.
+		want, wording []string
 	}{
-		{"Canary", canary, canaryRow, []string{"own-writes: duplicate"}, "2 pods in default are controlled by Deployment web"},
-		{"Tagger", tagger, taggerRow, []string{"other-writer: lost update"}, "lost the annotation, label and finalizer ctrltest.dev/other-writer"},
-		{"Reaper", reaper, reaperRow, []string{"not-in-cache: lost object"}, "pods default/web-worker was deleted"},
-		{"Census", census, censusRow, []string{"own-writes: wrong status", "not-in-cache: wrong status"}, "deployments default/web settled with another status than without the lag, and never recovers"},
+		{"Canary", canary, canaryRow, []string{"own-writes: duplicate"}, []string{"2 pods in default are controlled by Deployment web"}},
+		{"Tagger", tagger, taggerRow, []string{"other-writer: lost update", "other-writer-field: lost update"},
+			[]string{"lost the annotation, label and finalizer ctrltest.dev/other-writer", "lost the spec.replicas value 2 another writer had set"}},
+		{"Reaper", reaper, reaperRow, []string{"not-in-cache: lost object"}, []string{"pods default/web-worker was deleted"}},
+		{"Census", census, censusRow, []string{"own-writes: wrong status", "not-in-cache: wrong status"},
+			[]string{"deployments default/web settled with another status than without the lag, and never recovers", "deployments default/web settled with another status than without the lag, and never recovers"}},
 	} {
 		for _, v := range []Variant{Correct, Broken} {
 			t.Run(tt.name+"/"+v.String(), func(t *testing.T) {
@@ -164,10 +165,10 @@ func TestStaleCacheDamageIsCaught(t *testing.T) {
 				var got []string
 				for _, o := range report.Damaged() {
 					for _, d := range o.Damage {
-						got = append(got, o.Lag+": "+d.Kind)
-						if !strings.Contains(d.Text, tt.wording) {
-							t.Errorf("damage %q does not contain %q", d.Text, tt.wording)
+						if i := len(got); i < len(tt.wording) && !strings.Contains(d.Text, tt.wording[i]) {
+							t.Errorf("damage %q does not contain %q", d.Text, tt.wording[i])
 						}
+						got = append(got, o.Lag+": "+d.Kind)
 					}
 				}
 				var want []string

@@ -23,7 +23,7 @@ package kcm
 //     Table.RunRow with the checks go test -short runs (idempotency and
 //     convergence, cache mutation, leak check, events of the controller's
 //     own broadcaster; not the sweeps: see BenchmarkChecks), with the
-//     server's defaults (WithDefaulting);
+//     server's defaulting and validation (kube.Server());
 //   - impl=ctrltest-sync: fixture.New with the row's options and objects,
 //     the same wiring, one fixture.Sync and a DiffActions of the row's
 //     writes;
@@ -162,7 +162,7 @@ func (s kcmScenario) run(tb testing.TB, impl string, table fixture.Table[string]
 	case "ctrltest-row":
 		res = table.RunRow(t, row)
 	case "ctrltest-sync", "ctrltest-sync-noleaks":
-		opts := append(append([]fixture.Option(nil), table.Options...), fixture.WithObjects(row.Objects...))
+		opts := append(append(append([]fixture.Option(nil), table.Options...), row.Options...), fixture.WithObjects(row.Objects...))
 		if impl == "ctrltest-sync-noleaks" {
 			opts = append(opts, fixture.WithChecks(fixture.Checks{Leaks: fixture.Off}))
 		}

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -97,10 +96,15 @@ func cjStatus(cj *batchv1.CronJob, st batchv1.CronJobStatus) *batchv1.CronJob {
 func cronJobTable() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:          CronJob,
-		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          cronJobRows(),
+		Rows:          onServer(cronJobRows(), cronJobRefused),
 	}
+}
+
+// cronJobRefused are the rows whose seed kube-apiserver refuses (see
+// onServer), with the finding.
+var cronJobRefused = map[string]string{
+	"warns about a schedule it cannot parse": `spec.schedule: Invalid value: "obvious error schedule": expected exactly 5 fields, found 3`,
 }
 
 // ranJob is the Job cj made for the run scheduled at the prior hour,

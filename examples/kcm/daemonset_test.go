@@ -10,12 +10,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/examples/kcm/internal/reach"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 var (
@@ -112,7 +112,7 @@ func daemonSetWire(burst int) func(*fixture.Fixture) fixture.SyncFunc[string] {
 func daemonSetTable() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:          DaemonSet,
-		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
+		Options:       []fixture.Option{kube.Server()},
 		ActionOptions: []actions.Option{actions.Subset()},
 		Rows:          daemonSetRows(),
 	}
@@ -257,7 +257,7 @@ func burstDaemonSetRow() fixture.Row {
 // the expectations of the first burst were never lowered and the row
 // "settled after 3 syncs" with 2 pods.
 func TestDaemonSetBurst(t *testing.T) {
-	opts := []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)}
+	opts := []fixture.Option{kube.Server()}
 	row := burstDaemonSetRow()
 	fixture.Table[string]{Wire: daemonSetWire(2), Options: opts, ActionOptions: []actions.Option{actions.Subset()}, Rows: []fixture.Row{row}}.Run(t)
 

@@ -12,15 +12,12 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/batch/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	"k8s.io/kubernetes/pkg/controller"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 // newDeployment is upstream's newDeployment (deployment_controller_test.go)
@@ -75,21 +72,27 @@ var fooBar = map[string]string{"foo": "bar"}
 var errConflict = fixture.ErrorContains("the object has been modified")
 
 // deploymentTable is the Deployment controller's table: every default
-// check, the server's defaults (legacyscheme) on seeds and writes.
+// check, kube-apiserver's defaulting and validation on seeds and writes
+// (kube.Server()).
 func deploymentTable() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:          Deployment,
-		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
 		ActionOptions: []actions.Option{actions.Subset()},
-		Rows:          deploymentRows(),
+		Rows:          onServer(deploymentRows(), deploymentRefused),
 	}
+}
+
+// deploymentRefused are the rows whose seed kube-apiserver refuses (see
+// onServer), with the finding.
+var deploymentRefused = map[string]string{
+	"does not sync a Deployment whose selector is empty": "spec.selector: Invalid value: {}: empty selector is invalid for deployment",
 }
 
 // rsName is the name the controller gives d's ReplicaSet: d's name and
 // the hash of its pod template as the server defaults it.
 func rsName(d *appsv1.Deployment) string {
 	d = d.DeepCopy()
-	legacyscheme.Scheme.Default(d)
+	kube.Default(d)
 	return d.Name + "-" + controller.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
 }
 
@@ -233,7 +236,7 @@ func TestDeployment(t *testing.T) {
 // deadline, and Converge syncs a key added after a delay as if it were due.)
 func TestDeploymentCreatesSettles(t *testing.T) {
 	d := newDeployment("foo", 1, 1, 0, fooBar)
-	f := fixture.New(t, fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithObjects(d))
+	f := fixture.New(t, kube.Server(), fixture.WithObjects(d))
 	sync := Deployment(f)
 	first := fixture.Sync(f, sync, "default/foo")
 	first.AssertErr(errConflict)

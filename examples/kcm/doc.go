@@ -8,19 +8,20 @@
 // fixture's kube clientset and informer factory, with only the work queue
 // swapped for the fixture's spy (wire.go). Each controller has a table of
 // rows ported from upstream's own unit tests (each row's comment names
-// the upstream test), every default check on, with the server's defaults
-// (fixture.WithDefaulting(legacyscheme.Scheme.Default)), as kube-apiserver
+// the upstream test), every default check on, with kube-apiserver's own
+// defaulting and validation (kube.Server(), the kube module): the server
 // stores a Deployment with progressDeadlineSeconds and a pod template with
-// its defaults.
+// its defaults, and refuses a write its validation forbids.
 //
 // It is a module of its own because it requires k8s.io/kubernetes (see
-// examples/legacyscheme). The controllers keep their sync handler, queue,
-// broadcaster and clock unexported: internal/reach is the one place that
-// reaches them (reflect and unsafe for fields, go:linkname for the
-// StatefulSet and CronJob controllers' sync methods), and its test fails,
-// naming the field or method, when a k8s.io/kubernetes bump moves one.
-// bench_test.go times the Deployment controller on a replica of upstream's
-// fixture, a full row and a single sync (BenchmarkKCM).
+// docs/kube.md for the replace directives that needs). The controllers keep
+// their sync handler, queue, broadcaster and clock unexported:
+// internal/reach is the one place that reaches them (reflect and unsafe for
+// fields, go:linkname for the StatefulSet and CronJob controllers' sync
+// methods), and its test fails, naming the field or method, when a
+// k8s.io/kubernetes bump moves one. bench_test.go times the Deployment
+// controller on a replica of upstream's fixture, a full row and a single
+// sync (BenchmarkKCM).
 //
 // # Wiring
 //
@@ -42,13 +43,13 @@
 // the spec, generation moves on spec changes, a write with a stale
 // resourceVersion is a Conflict, generateName gives a name, a pod bound to
 // no node is deleted at once), and seeds and writes are defaulted by
-// k8s.io/kubernetes' own defaulting functions. Events come from each
-// controller's own broadcaster, through the fixture's clientset, as on a
-// cluster. The cache-mutation check compares the listers' objects before
-// and after each sync in either mode. No validation is given
-// (fixture.WithValidation): a write kube-apiserver would refuse as Invalid
-// would be accepted. Where a row differs from upstream's, its comment says
-// why.
+// k8s.io/kubernetes' own defaulting functions and validated by its
+// registry strategies (kube.Server()): a write kube-apiserver would refuse
+// as Invalid is refused, with its message. Two rows keep upstream's seed
+// that kube-apiserver v1.37 refuses (an empty Deployment selector, a
+// CronJob schedule that does not parse), to test the controller's own
+// guard: they get the defaulting alone (onServer in server_test.go).
+// Where a row differs from upstream's, its comment says why.
 //
 // Parity (parity_test.go; make parity runs it, and so CI) runs each table
 // on the fixture and on a real kube-apiserver v1.37.1, with real informers,

@@ -10,11 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 // newJob is upstream's newJob (job_controller_test.go): "foobar",
@@ -68,7 +68,7 @@ func jobPods(n int, phase corev1.PodPhase, job *batchv1.Job, ready bool) []runti
 func jobTable() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:          Job,
-		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithClock(fixedClock())},
+		Options:       []fixture.Option{kube.Server(), fixture.WithClock(fixedClock())},
 		ActionOptions: []actions.Option{actions.Subset()},
 		Rows:          jobRows(),
 	}

@@ -91,8 +91,7 @@ func TestStatefulSetParity(t *testing.T) {
 	const deleting = "a server ignores the deletionTimestamp of an object it creates: the seed is not being deleted there, and the controller creates its first pod"
 	const row = "creates no pod for a StatefulSet being deleted"
 	runParity(t, statefulSetTable(),
-		parity.Known{Kind: parity.Defaulting, Reason: "the StatefulSet strategy sets each claim template's apiVersion and kind, and a created claim's phase is Pending; the controller reads neither"},
-		parity.Known{Kind: parity.Objects, Reason: "the StorageObjectInUseProtection admission plugin adds kubernetes.io/pvc-protection to each claim; the broadcaster names an event object after the time it records it; and in " + row + ", " + deleting},
+		parity.Known{Kind: parity.Objects, Reason: "the broadcaster names an event object after the time it records it; and in " + row + ", " + deleting},
 		parity.Known{Row: row, Kind: parity.Writes, Reason: deleting},
 		parity.Known{Row: row, Kind: parity.Events, Reason: deleting},
 		parity.Known{Row: row, Kind: parity.GenerateName, Reason: deleting},

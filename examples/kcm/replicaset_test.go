@@ -12,10 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 // rsBurst is the rows' burstReplicas: small enough that a scale-up to 5
@@ -89,11 +88,12 @@ func adopted(pod *corev1.Pod, rs *appsv1.ReplicaSet) actions.Action {
 }
 
 // replicaSetTable is the ReplicaSet controller's table: every default
-// check, the server's defaults (legacyscheme) on seeds and writes.
+// check, kube-apiserver's defaulting and validation on seeds and writes
+// (kube.Server()).
 func replicaSetTable() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:          ReplicaSet(rsBurst),
-		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default)},
+		Options:       []fixture.Option{kube.Server()},
 		ActionOptions: []actions.Option{actions.Subset()},
 		Rows:          replicaSetRows(),
 	}
@@ -197,7 +197,7 @@ func TestReplicaSetBurstSettles(t *testing.T) {
 	}{{"fed informers", nil}, {"running informers", []fixture.Option{fixture.WithInformers()}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			rs := newRS(5)
-			f := fixture.New(t, append([]fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithObjects(rs)}, mode.opts...)...)
+			f := fixture.New(t, append([]fixture.Option{kube.Server(), fixture.WithObjects(rs)}, mode.opts...)...)
 			c := fixture.Converge(f, ReplicaSet(rsBurst)(f), "default/foobar", 10)
 			if !c.Converged {
 				t.Fatalf("did not converge:\n%s", c)

@@ -12,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 // newStatefulSet is upstream's newStatefulSet (stateful_set_utils_test.go):
@@ -95,7 +95,7 @@ const statefulSetRevision = "foo-676bc6bc4c"
 func statefulSetTable() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:          StatefulSet,
-		Options:       []fixture.Option{fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithClock(fixedClock())},
+		Options:       []fixture.Option{kube.Server(), fixture.WithClock(fixedClock())},
 		ActionOptions: []actions.Option{actions.Subset()},
 		Rows:          append(statefulSetRows(), newestSortingFirstRow()),
 	}

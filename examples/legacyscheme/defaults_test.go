@@ -10,12 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 // TestMain fails the run when a goroutine outlives the tests.
@@ -65,7 +63,7 @@ func defaulted(name string) *appsv1.Deployment {
 // The server's defaults, on a seed and on a write: what a controller that
 // compares whole specs would see on a cluster.
 func TestServerDefaultsForBuiltInTypes(t *testing.T) {
-	f := fixture.New(t, fixture.WithDefaulting(legacyscheme.Scheme.Default), fixture.WithObjects(deployment("web")))
+	f := fixture.New(t, kube.Server(), fixture.WithObjects(deployment("web")))
 	kube := f.Kube()
 	var created *appsv1.Deployment
 	res := fixture.Sync(f, func(ctx context.Context, _ string) error {
@@ -87,6 +85,6 @@ func TestServerDefaultsForBuiltInTypes(t *testing.T) {
 	// Without the option: the fakes' world, nothing defaulted.
 	plain := fixture.New(t, fixture.WithObjects(deployment("web")))
 	if got := plain.Object(deployment("web")).(*appsv1.Deployment); got.Spec.Replicas != nil {
-		t.Errorf("without WithDefaulting a seed got replicas %d", *got.Spec.Replicas)
+		t.Errorf("without kube.Server() a seed got replicas %d", *got.Spec.Replicas)
 	}
 }

@@ -37,6 +37,10 @@ type Admission struct {
 	// old is nil on a create and for a seed; subresource is "" or
 	// "status".
 	Validate func(obj, old runtime.Object, subresource string) field.ErrorList
+	// Warn returns the warnings the server gives the client of a write it
+	// accepted (its strategy's WarningsOnCreate or WarningsOnUpdate), on
+	// what it validated.
+	Warn func(obj, old runtime.Object, subresource string) []string
 }
 
 // defaults runs the admission's defaulting on obj, the decoded object of a
@@ -55,6 +59,27 @@ func (m *Model) defaults(r *Resource, obj runtime.Object) error {
 		return apierrors.NewInternalError(err)
 	}
 	return nil
+}
+
+// warn collects the admission's warnings on obj, what a write to r (its
+// subresource sub) accepted over old (nil on a create): the server's
+// order, after validation. The caller holds m.mu.
+func (m *Model) warn(r *Resource, obj, old runtime.Object, sub string) {
+	a := m.Admission
+	if a == nil || a.Warn == nil {
+		return
+	}
+	kind := obj.GetObjectKind()
+	gvk := kind.GroupVersionKind()
+	kind.SetGroupVersionKind(r.GVK)
+	if old != nil {
+		oldKind := old.GetObjectKind()
+		oldGVK := oldKind.GroupVersionKind()
+		oldKind.SetGroupVersionKind(r.GVK)
+		defer old.GetObjectKind().SetGroupVersionKind(oldGVK)
+	}
+	m.warnings = append(m.warnings, a.Warn(obj, old, sub)...)
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
 }
 
 // validate runs the admission's validation on obj, what a write to r
@@ -94,15 +119,26 @@ func (m *Model) validate(r *Resource, obj, old runtime.Object, sub string) error
 // With the server's defaults (Admission.Default), a seeded Pod is also
 // held as the server holds a created pod: with what the admission plugins
 // give every pod (admitPod), and the QoS class its strategy computes
-// where the seed's status names none (its status updates keep it).
+// where the seed's status names none (its status updates keep it); a
+// seeded Node gets TaintNodesByCondition's taint, a claim or a volume
+// StorageObjectInUseProtection's finalizer.
 func (m *Model) Admit(r *Resource, obj runtime.Object) error {
 	if err := m.defaults(r, obj); err != nil {
 		return err
 	}
-	if pod, ok := obj.(*corev1.Pod); ok && !r.Custom && m.Admission != nil && m.Admission.Default != nil {
-		admitPod(pod)
-		if pod.Status.QOSClass == "" {
-			pod.Status.QOSClass = qosClass(pod)
+	if !r.Custom && m.Admission != nil && m.Admission.Default != nil {
+		switch o := obj.(type) {
+		case *corev1.Pod:
+			admitPod(o)
+			if o.Status.QOSClass == "" {
+				o.Status.QOSClass = qosClass(o)
+			}
+		case *corev1.Node:
+			admitNode(o)
+		case *corev1.PersistentVolumeClaim:
+			admitClaim(o)
+		case *corev1.PersistentVolume:
+			admitVolume(o)
 		}
 	}
 	return m.validate(r, obj, nil, "")

@@ -173,6 +173,10 @@ type Model struct {
 	// Admission, when set, defaults and validates the objects of writes
 	// (see admission.go).
 	Admission *Admission
+	// Namespaces keeps deleted namespaces Terminating until their
+	// finalizers are gone, as kube-apiserver does (see namespaces.go):
+	// for a world whose namespace controller runs.
+	Namespaces bool
 
 	// seedTime is the creationTimestamp of seeds that have none.
 	seedTime metav1.Time
@@ -181,6 +185,8 @@ type Model struct {
 	revision int64
 	uids     int64
 	names    int64
+	// warnings are the warnings of the write being answered (DoWarned).
+	warnings []string
 }
 
 // NewModel returns a model whose first write gets resourceVersion
@@ -231,6 +237,9 @@ func (m *Model) Seed(r *Resource, obj runtime.Object, revision int64) error {
 	if om.GetGeneration() == 0 && r.strategy().generation != genNone {
 		om.SetGeneration(1)
 	}
+	if m.Namespaces && isNamespaces(r) {
+		seedNamespace(obj)
+	}
 	om.SetResourceVersion(strconv.FormatInt(revision, 10))
 	serverForm(r, obj)
 	return nil
@@ -256,7 +265,9 @@ func Handles(action clienttesting.Action) bool {
 	switch action.GetVerb() {
 	case "create":
 		return sub == "" || sub == "status" || sub == "eviction"
-	case "update", "patch":
+	case "update":
+		return sub == "" || sub == "status" || sub == "scale" || sub == "finalize"
+	case "patch":
 		return sub == "" || sub == "status" || sub == "scale"
 	case "delete", "delete-collection":
 		return sub == "" || sub == "status"
@@ -270,8 +281,28 @@ func Handles(action clienttesting.Action) bool {
 // a patch that patches nothing) keeps the object and its resourceVersion,
 // and no watch event is sent.
 func (m *Model) Do(r *Resource, action clienttesting.Action) (runtime.Object, bool, error) {
+	obj, changed, _, err := m.DoWarned(r, action)
+	return obj, changed, err
+}
+
+// DoWarned is Do, and returns the warnings the server would give the
+// client (Admission.Warn's, on every write it accepted: several for a
+// write that creates through an update, none for a refused one).
+func (m *Model) DoWarned(r *Resource, action clienttesting.Action) (runtime.Object, bool, []string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.warnings = nil
+	obj, changed, err := m.doLocked(r, action)
+	warnings := m.warnings
+	m.warnings = nil
+	if err != nil {
+		warnings = nil
+	}
+	return obj, changed, warnings, err
+}
+
+// doLocked is Do; the caller holds m.mu.
+func (m *Model) doLocked(r *Resource, action clienttesting.Action) (runtime.Object, bool, error) {
 	ns, sub := action.GetNamespace(), action.GetSubresource()
 	if sub == "status" && !r.Status {
 		return nil, false, noSubresource(r, action)
@@ -324,6 +355,12 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry
 		obj, err := m.create(r, ns, a.GetObject().DeepCopyObject(), write{manager: a.CreateOptions.FieldManager})
 		return obj, err == nil, err
 	case clienttesting.UpdateActionImpl:
+		if sub == "finalize" {
+			if !isNamespaces(r) {
+				return nil, false, noSubresource(r, action)
+			}
+			return m.finalizeNamespace(r, a)
+		}
 		return m.update(r, ns, sub, a.GetObject().DeepCopyObject(), write{manager: a.UpdateOptions.FieldManager})
 	case clienttesting.PatchActionImpl:
 		if a.GetPatchType() == types.ApplyPatchType {
@@ -331,6 +368,11 @@ func (m *Model) do(r *Resource, action clienttesting.Action, ns, sub string, dry
 		}
 		return m.patch(r, ns, sub, a)
 	case clienttesting.DeleteActionImpl:
+		if m.Namespaces && isNamespaces(r) {
+			if obj, changed, handled, err := m.deleteNamespace(r, a.GetName(), a.DeleteOptions); handled {
+				return obj, changed, err
+			}
+		}
 		return m.delete(r, ns, a.GetName(), a.DeleteOptions)
 	case clienttesting.DeleteCollectionActionImpl:
 		return m.deleteCollection(r, ns, a)
@@ -475,7 +517,7 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 		om.SetGeneration(1)
 	}
 	if s.onCreate != nil {
-		s.onCreate(obj)
+		s.onCreate(obj, om.GetCreationTimestamp())
 	}
 	if r.Fields != nil && !w.managed {
 		empty, err := r.New()
@@ -489,6 +531,13 @@ func (m *Model) create(r *Resource, ns string, obj runtime.Object, w write) (run
 	}
 	serverForm(r, obj)
 	if err := m.validate(r, obj, nil, ""); err != nil {
+		return nil, err
+	}
+	m.warn(r, obj, nil, "")
+	// What the store answers, and every read gets, is the object as the
+	// server decodes it from storage: defaulted again, after the strategy
+	// (a claim whose status the strategy reset reads back Pending).
+	if err := m.defaults(r, obj); err != nil {
 		return nil, err
 	}
 	// The store refuses a name that is taken only after the strategy and
@@ -582,6 +631,11 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	if err := m.validate(r, obj, old, sub); err != nil {
 		return nil, false, err
 	}
+	m.warn(r, obj, old, sub)
+	// Defaulted again, as the server decodes what it stored (see create).
+	if err := m.defaults(r, obj); err != nil {
+		return nil, false, err
+	}
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
 	serverForm(r, obj)
 	keepManagedFieldsTimes(obj, om, old, oldMeta)
@@ -591,7 +645,8 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	// An update that removes the last finalizer of an object being
 	// deleted deletes it (registry.ShouldDeleteDuringUpdate).
 	if len(om.GetFinalizers()) == 0 && oldMeta.GetDeletionTimestamp() != nil &&
-		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) {
+		(oldMeta.GetDeletionGracePeriodSeconds() == nil || *oldMeta.GetDeletionGracePeriodSeconds() == 0) &&
+		!heldBySpec(r, obj) {
 		return m.remove(r, ns, om.GetName(), obj)
 	}
 	return m.put(r, ns, obj)
@@ -665,7 +720,7 @@ func (m *Model) prepareForUpdate(r *Resource, sub string, obj, old runtime.Objec
 	om.SetGeneration(oldMeta.GetGeneration())
 	s := r.strategy()
 	if s.onUpdate != nil {
-		s.onUpdate(sub, obj, old)
+		s.onUpdate(sub, obj, old, m.now())
 	}
 	if sub == "status" {
 		switch s.statusMeta {

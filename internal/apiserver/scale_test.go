@@ -309,3 +309,70 @@ func TestScaleOfACustomResource(t *testing.T) {
 		t.Errorf("scale of a custom resource without one: %v", err)
 	}
 }
+
+// An update of /scale that changes nothing is a no-op (the etcd3 store's
+// no-op check: same resourceVersion, no watch event), also after writes
+// that left the parent with what a round trip through the Scale's
+// unstructured form does not keep as it was: managed fields with a time
+// finer than a second (a server-side apply's), a custom resource's empty
+// finalizers. The fuzzer found both (issue 34 item 4.2): a StatefulSet
+// and a Widget got a new resourceVersion from the model where the server
+// kept theirs.
+func TestScaleUpdateThatChangesNothing(t *testing.T) {
+	t.Run("statefulset with managed fields", func(t *testing.T) {
+		w := newWorld(t)
+		w.add(appsv1.SchemeGroupVersion, "statefulsets", "StatefulSet", true)
+		ss := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "a", ManagedFields: []metav1.ManagedFieldsEntry{{
+			Manager: "fuzz", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1",
+			Time:       ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 123456789, time.UTC))),
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`),
+		}}}, Spec: appsv1.StatefulSetSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+		}}
+		w.create(t, "v1/statefulsets", ss)
+		gvr := w.res["v1/statefulsets"].GVR
+		for i, replicas := range []int32{2, 2, 2} {
+			before := w.get(t, "v1/statefulsets", "a").(*appsv1.StatefulSet).ResourceVersion
+			scale := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}, Spec: autoscalingv1.ScaleSpec{Replicas: replicas}}
+			_, changed, err := w.do(t, "v1/statefulsets", clienttesting.NewUpdateSubresourceAction(gvr, "scale", "ns", scale))
+			after := w.get(t, "v1/statefulsets", "a").(*appsv1.StatefulSet).ResourceVersion
+			if err != nil || changed != (i == 0) || (after != before) != (i == 0) {
+				t.Errorf("scale update %d to %d replicas: changed %v, resourceVersion %s -> %s, err %v; want a change the first time only", i, replicas, changed, before, after, err)
+			}
+		}
+	})
+	t.Run("custom resource with empty finalizers", func(t *testing.T) {
+		gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+		r := &Resource{GVR: gvk.GroupVersion().WithResource("widgets"), GVK: gvk, Namespaced: true, Status: true, Custom: true,
+			Store: &mapStore{objs: map[string]*unstructured.Unstructured{}},
+			New: func() (runtime.Object, error) {
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(gvk)
+				return u, nil
+			},
+			Scale: &ScaleSubresource{SpecReplicasPath: ".spec.count", StatusReplicasPath: ".status.count"}}
+		m := NewModel(func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }, 0)
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "w", "finalizers": []any{"a/b"}}, "spec": map[string]any{"count": int64(1)}}}
+		if _, _, err := m.Do(r, clienttesting.NewCreateAction(r.GVR, "ns", obj)); err != nil {
+			t.Fatal(err)
+		}
+		// The last finalizer removed by a merge patch.
+		if _, _, err := m.Do(r, clienttesting.NewPatchAction(r.GVR, "ns", "w", types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`))); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			got, _ := r.Store.Get(r.GVR, "ns", "w")
+			before := got.(*unstructured.Unstructured).GetResourceVersion()
+			scale := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
+				"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": before}, "spec": map[string]any{"replicas": int64(3)}}}
+			_, changed, err := m.Do(r, clienttesting.NewUpdateSubresourceAction(r.GVR, "scale", "ns", scale))
+			got, _ = r.Store.Get(r.GVR, "ns", "w")
+			after := got.(*unstructured.Unstructured).GetResourceVersion()
+			if err != nil || changed != (i == 0) || (after != before) != (i == 0) {
+				t.Errorf("scale update %d to 3: changed %v, resourceVersion %s -> %s, err %v; want a change the first time only", i, changed, before, after, err)
+			}
+		}
+	})
+}

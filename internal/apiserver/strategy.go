@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -66,12 +67,15 @@ type strategy struct {
 	// (Nodes).
 	keepStatusOnCreate bool
 	// onCreate applies the strategy's other changes on create (a Pod's
-	// phase and QoS class, a Job's selector, a Namespace's finalizer).
-	onCreate func(obj runtime.Object)
+	// phase, QoS class and scheduling-gated condition, a Job's selector, a
+	// Namespace's finalizer); now is the create's time (the object's
+	// creationTimestamp), for the conditions the strategy stamps.
+	onCreate func(obj runtime.Object, now metav1.Time)
 	// onUpdate applies the strategy's other changes on an update of the
 	// resource (sub "") or its status (a DaemonSet's template
-	// generation).
-	onUpdate func(sub string, obj, old runtime.Object)
+	// generation, a PersistentVolume's phase transition time); now is the
+	// update's time.
+	onUpdate func(sub string, obj, old runtime.Object, now metav1.Time)
 	// conditionalOnly: the strategy's AllowUnconditionalUpdate is false,
 	// an update must send a resourceVersion (Leases,
 	// PodDisruptionBudgets, custom resources, ...).
@@ -134,7 +138,9 @@ var builtin = map[schema.GroupResource]strategy{
 	{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: {createOnUpdate: true},
 	{Group: "events.k8s.io", Resource: "events"}:                          {gc: gcUnsupported, createOnUpdate: true},
 	{Group: "", Resource: "namespaces"}:                                   {onCreate: namespaceCreate},
-	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true},
+	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true, onCreate: nodeCreate},
+	{Group: "", Resource: "persistentvolumeclaims"}:                       {onCreate: persistentVolumeClaimCreate},
+	{Group: "", Resource: "persistentvolumes"}:                            {onCreate: persistentVolumeCreate, onUpdate: persistentVolumeUpdate},
 	{Group: "networking.k8s.io", Resource: "ingresses"}:                   {generation: genSpec},
 	{Group: "networking.k8s.io", Resource: "ingressclasses"}:              {generation: genSpec},
 	{Group: "networking.k8s.io", Resource: "networkpolicies"}:             {generation: genSpec},
@@ -275,14 +281,25 @@ func clearPart(obj runtime.Object, name string) {
 // podCreate is what a create of a Pod goes through: the admission plugins
 // kube-apiserver enables by default that change it (admitPod), then the Pod
 // strategy's PrepareForCreate: the status starts Pending with the pod's QoS
-// class.
-func podCreate(obj runtime.Object) {
+// class and, for a pod with scheduling gates, the condition PodScheduled
+// False, SchedulingGated (applySchedulingGatedCondition; the server stamps
+// it with its clock, the model with its own: the create's time).
+func podCreate(obj runtime.Object, now metav1.Time) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
 	}
 	admitPod(pod)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+	if len(pod.Spec.SchedulingGates) > 0 {
+		pod.Status.Conditions = []corev1.PodCondition{{
+			Type:               corev1.PodScheduled,
+			Status:             corev1.ConditionFalse,
+			LastTransitionTime: now,
+			Reason:             corev1.PodReasonSchedulingGated,
+			Message:            "Scheduling is blocked due to non-empty scheduling gates",
+		}}
+	}
 }
 
 // podUpdate is what an update of a Pod goes through besides the
@@ -290,7 +307,7 @@ func podCreate(obj runtime.Object) {
 // (admitPod), which on an update keep the old pod's priority and
 // preemption policy where the new one leaves them out; an update of its
 // status keeps the QoS class where the new status names none.
-func podUpdate(sub string, obj, old runtime.Object) {
+func podUpdate(sub string, obj, old runtime.Object, _ metav1.Time) {
 	pod, ok := obj.(*corev1.Pod)
 	oldPod, oldOK := old.(*corev1.Pod)
 	if !ok || !oldOK {
@@ -437,7 +454,7 @@ const templateGeneration = "deprecated.daemonset.template.generation"
 
 // daemonSetCreate is the DaemonSet strategy's PrepareForCreate: the
 // template generation starts at 1 (a client's value of 1 or more is kept).
-func daemonSetCreate(obj runtime.Object) {
+func daemonSetCreate(obj runtime.Object, _ metav1.Time) {
 	om, err := meta.Accessor(obj)
 	if err != nil {
 		return
@@ -450,7 +467,7 @@ func daemonSetCreate(obj runtime.Object) {
 
 // daemonSetUpdate is the DaemonSet strategies' PrepareForUpdate: no client
 // sets the template generation; a change of the pod template raises it.
-func daemonSetUpdate(sub string, obj, old runtime.Object) {
+func daemonSetUpdate(sub string, obj, old runtime.Object, _ metav1.Time) {
 	om, err1 := meta.Accessor(obj)
 	oldMeta, err2 := meta.Accessor(old)
 	if err1 != nil || err2 != nil {
@@ -537,7 +554,7 @@ func templateOf(obj runtime.Object) any {
 	return v
 }
 
-func jobCreate(obj runtime.Object) {
+func jobCreate(obj runtime.Object, _ metav1.Time) {
 	job, ok := obj.(*batchv1.Job)
 	if !ok || job.Spec.ManualSelector != nil && *job.Spec.ManualSelector {
 		return
@@ -568,7 +585,7 @@ func jobCreate(obj runtime.Object) {
 
 // namespaceCreate is the Namespace strategy's PrepareForCreate: phase
 // Active and the kubernetes finalizer.
-func namespaceCreate(obj runtime.Object) {
+func namespaceCreate(obj runtime.Object, _ metav1.Time) {
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return
@@ -580,4 +597,88 @@ func namespaceCreate(obj runtime.Object) {
 		}
 	}
 	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+}
+
+// persistentVolumeCreate is the PersistentVolume strategy's
+// PrepareForCreate: the status starts Pending, its phase transition
+// stamped with the create's time.
+//
+// Before it, the admission plugin StorageObjectInUseProtection, which a
+// default kube-apiserver enables, adds the finalizer
+// kubernetes.io/pv-protection (the pv-protection controller removes it
+// once no claim is bound to the volume).
+func persistentVolumeCreate(obj runtime.Object, now metav1.Time) {
+	pv, ok := obj.(*corev1.PersistentVolume)
+	if !ok {
+		return
+	}
+	admitVolume(pv)
+	pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
+}
+
+// persistentVolumeUpdate is the PersistentVolume status strategy's
+// PrepareForUpdate beside the spec it resets: a write of the status that
+// keeps the phase and sends no transition time keeps the stored one; one
+// that changes the phase and sends no new transition time is stamped with
+// the update's time.
+func persistentVolumeUpdate(sub string, obj, old runtime.Object, now metav1.Time) {
+	pv, ok := obj.(*corev1.PersistentVolume)
+	oldPV, oldOK := old.(*corev1.PersistentVolume)
+	if !ok || !oldOK || sub != "status" {
+		return
+	}
+	switch {
+	case oldPV.Status.Phase == pv.Status.Phase && pv.Status.LastPhaseTransitionTime == nil:
+		pv.Status.LastPhaseTransitionTime = oldPV.Status.LastPhaseTransitionTime.DeepCopy()
+	case oldPV.Status.Phase != pv.Status.Phase && (pv.Status.LastPhaseTransitionTime == nil || pv.Status.LastPhaseTransitionTime.Equal(oldPV.Status.LastPhaseTransitionTime)):
+		pv.Status.LastPhaseTransitionTime = &now
+	}
+}
+
+// persistentVolumeClaimCreate is the admission plugin
+// StorageObjectInUseProtection on a claim's create: the finalizer
+// kubernetes.io/pvc-protection (the pvc-protection controller removes it
+// once no pod uses the claim).
+func persistentVolumeClaimCreate(obj runtime.Object, _ metav1.Time) {
+	if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
+		admitClaim(pvc)
+	}
+}
+
+// admitClaim is StorageObjectInUseProtection on a claim.
+func admitClaim(pvc *corev1.PersistentVolumeClaim) {
+	pvc.Finalizers = addFinalizer(pvc.Finalizers, "kubernetes.io/pvc-protection")
+}
+
+// admitVolume is StorageObjectInUseProtection on a volume.
+func admitVolume(pv *corev1.PersistentVolume) {
+	pv.Finalizers = addFinalizer(pv.Finalizers, "kubernetes.io/pv-protection")
+}
+
+// nodeCreate is the admission plugin TaintNodesByCondition on a node's
+// create: the taint node.kubernetes.io/not-ready:NoSchedule, unless one
+// with that key and effect is there (the node lifecycle controller
+// removes it once the node is ready).
+func nodeCreate(obj runtime.Object, _ metav1.Time) {
+	if node, ok := obj.(*corev1.Node); ok {
+		admitNode(node)
+	}
+}
+
+// admitNode is TaintNodesByCondition on a node.
+func admitNode(node *corev1.Node) {
+	for _, t := range node.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
+			return
+		}
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+}
+
+// addFinalizer returns finalizers with f, added at the end unless there.
+func addFinalizer(finalizers []string, f string) []string {
+	if slices.Contains(finalizers, f) {
+		return finalizers
+	}
+	return append(finalizers, f)
 }

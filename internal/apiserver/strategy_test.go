@@ -3,6 +3,7 @@ package apiserver
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -51,24 +52,76 @@ func TestQOSClass(t *testing.T) {
 
 func TestCreateStrategies(t *testing.T) {
 	pod := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Message: "set by the client"}}
-	podCreate(pod)
+	podCreate(pod, metav1.Time{})
 	if pod.Status.Phase != corev1.PodPending || pod.Status.Message != "" || pod.Status.QOSClass != corev1.PodQOSBestEffort {
 		t.Errorf("pod status on create: %+v", pod.Status)
 	}
+	// A pod with scheduling gates: the condition the Pod strategy's
+	// PrepareForCreate adds (applySchedulingGatedCondition), stamped with
+	// the create's time; found by kube's TestModelPreparesAsTheStrategies.
+	now := metav1.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	gated := &corev1.Pod{Spec: corev1.PodSpec{SchedulingGates: []corev1.PodSchedulingGate{{Name: "example.com/gate"}}},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	podCreate(gated, now)
+	wantConditions := []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, LastTransitionTime: now,
+		Reason: corev1.PodReasonSchedulingGated, Message: "Scheduling is blocked due to non-empty scheduling gates"}}
+	if diff := cmp.Diff(wantConditions, gated.Status.Conditions); diff != "" {
+		t.Errorf("a gated pod's conditions on create (-want +got):\n%s", diff)
+	}
+	// A PersistentVolume starts Pending, stamped (PrepareForCreate); a
+	// status write that changes the phase is stamped with its time, one
+	// that keeps it keeps the stored time (found by kube's
+	// TestModelPreparesAsTheStrategies).
+	pv := &corev1.PersistentVolume{Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}}
+	persistentVolumeCreate(pv, now)
+	if want := (corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}); !reflect.DeepEqual(pv.Status, want) {
+		t.Errorf("a PersistentVolume's status on create: %+v; want %+v", pv.Status, want)
+	}
+	later := metav1.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	bound := pv.DeepCopy()
+	bound.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}
+	persistentVolumeUpdate("status", bound, pv, later)
+	if got := bound.Status.LastPhaseTransitionTime; got == nil || !got.Equal(&later) {
+		t.Errorf("a PersistentVolume's phase changed: transition time %v; want %v", got, later)
+	}
+	same := bound.DeepCopy()
+	same.Status.LastPhaseTransitionTime, same.Status.Message = nil, "m"
+	persistentVolumeUpdate("status", same, bound, metav1.Date(2026, 1, 1, 0, 2, 0, 0, time.UTC))
+	if got := same.Status.LastPhaseTransitionTime; got == nil || !got.Equal(&later) {
+		t.Errorf("a PersistentVolume's phase kept: transition time %v; want the stored %v", got, later)
+	}
+	if got := pv.Finalizers; !reflect.DeepEqual(got, []string{"kubernetes.io/pv-protection"}) {
+		t.Errorf("a created PersistentVolume's finalizers: %v; want StorageObjectInUseProtection's", got)
+	}
+	// StorageObjectInUseProtection and TaintNodesByCondition, on create:
+	// once, whatever the object carries already.
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Finalizers: []string{"a/b"}}}
+	persistentVolumeClaimCreate(pvc, now)
+	persistentVolumeClaimCreate(pvc, now)
+	if got := pvc.Finalizers; !reflect.DeepEqual(got, []string{"a/b", "kubernetes.io/pvc-protection"}) {
+		t.Errorf("a created claim's finalizers: %v", got)
+	}
+	node := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoExecute}}}}
+	nodeCreate(node, now)
+	nodeCreate(node, now)
+	wantTaints := []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoExecute}, {Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}
+	if diff := cmp.Diff(wantTaints, node.Spec.Taints); diff != "" {
+		t.Errorf("a created node's taints (-want +got):\n%s", diff)
+	}
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", UID: "u"}}
-	jobCreate(job)
+	jobCreate(job, metav1.Time{})
 	if job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] != "u" || job.Spec.Template.Labels["job-name"] != "j" ||
 		job.Spec.Template.Labels[batchv1.JobNameLabel] != "j" || job.Spec.Template.Labels["controller-uid"] != "u" {
 		t.Errorf("job selector and labels: %+v %+v", job.Spec.Selector, job.Spec.Template.Labels)
 	}
 	manual := &batchv1.Job{Spec: batchv1.JobSpec{ManualSelector: func() *bool { b := true; return &b }()}}
-	jobCreate(manual)
+	jobCreate(manual, metav1.Time{})
 	if manual.Spec.Selector != nil {
 		t.Errorf("a manual selector was changed: %+v", manual.Spec.Selector)
 	}
 	ns := &corev1.Namespace{}
-	namespaceCreate(ns)
-	namespaceCreate(ns)
+	namespaceCreate(ns, metav1.Time{})
+	namespaceCreate(ns, metav1.Time{})
 	if ns.Status.Phase != corev1.NamespaceActive || len(ns.Spec.Finalizers) != 1 || ns.Spec.Finalizers[0] != corev1.FinalizerKubernetes {
 		t.Errorf("namespace on create: %+v", ns)
 	}
@@ -111,7 +164,7 @@ func TestAdmitPod(t *testing.T) {
 		{"a class the model does not look up", corev1.PodSpec{PriorityClassName: "high"}, []corev1.Toleration{notReady, unreachable}, nil, nil},
 	} {
 		pod := &corev1.Pod{Spec: tc.spec}
-		podCreate(pod)
+		podCreate(pod, metav1.Time{})
 		if d := cmp.Diff(tc.want, pod.Spec.Tolerations); d != "" {
 			t.Errorf("%s: tolerations (-want +got):\n%s", tc.name, d)
 		}

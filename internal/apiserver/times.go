@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -192,13 +193,33 @@ func coerceCustomMetadata(obj runtime.Object) {
 }
 
 // serverForm makes obj, about to be stored in r, what the server would
-// store: a custom resource's metadata coerced (coerceCustomMetadata), and
+// store: a custom resource's metadata coerced (coerceCustomMetadata), a
+// Secret's stringData merged into its data (mergeStringData), and
 // times to the server's precision (ServerTimes). obj is changed.
 func serverForm(r *Resource, obj runtime.Object) {
 	if r.Custom {
 		coerceCustomMetadata(obj)
 	}
+	if s, ok := obj.(*corev1.Secret); ok {
+		mergeStringData(s)
+	}
 	ServerTimes(obj)
+}
+
+// mergeStringData is the conversion kube-apiserver decodes a Secret with
+// (Convert_v1_Secret_To_core_Secret): stringData, write-only, overwrites
+// data's keys and is never stored (the internal type has no such field).
+func mergeStringData(s *corev1.Secret) {
+	if s.StringData == nil {
+		return
+	}
+	if len(s.StringData) > 0 && s.Data == nil {
+		s.Data = make(map[string][]byte, len(s.StringData))
+	}
+	for k, v := range s.StringData {
+		s.Data[k] = []byte(v)
+	}
+	s.StringData = nil
 }
 
 // coercedMetadata reports whether a custom resource's metadata is what

@@ -243,3 +243,24 @@ func TestCoercedMetadata(t *testing.T) {
 		})
 	}
 }
+
+// A Secret's stringData is merged into its data, overwriting its keys, and
+// not stored, as kube-apiserver's decoding does; found by kube's
+// TestModelPreparesAsTheStrategies.
+func TestSecretStringDataIsMerged(t *testing.T) {
+	w := newWorld(t)
+	w.add(corev1.SchemeGroupVersion, "secrets", "Secret", false)
+	w.create(t, "v1/secrets", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"},
+		Data: map[string][]byte{"a": []byte("1"), "b": []byte("2")}, StringData: map[string]string{"b": "3", "c": "4"}})
+	got := w.get(t, "v1/secrets", "s").(*corev1.Secret)
+	want := map[string][]byte{"a": []byte("1"), "b": []byte("3"), "c": []byte("4")}
+	if diff := cmp.Diff(want, got.Data); diff != "" || got.StringData != nil {
+		t.Errorf("the stored Secret: stringData %v, data (-want +got):\n%s", got.StringData, diff)
+	}
+	// Sending the same stringData again changes nothing.
+	again := got.DeepCopy()
+	again.StringData = map[string]string{"c": "4"}
+	if _, changed, err := w.do(t, "v1/secrets", clienttesting.NewUpdateAction(w.res["v1/secrets"].GVR, "ns", again)); err != nil || changed {
+		t.Errorf("an update whose stringData is the data already: changed %v, err %v; want a no-op", changed, err)
+	}
+}

@@ -58,12 +58,14 @@ func TestImportRules(t *testing.T) {
 // which goroutines are the test's, the event wait and the leak check;
 // internal/queues: the work-queue spies and their log; internal/sweeps:
 // the sweeps' judges that need no fixture; internal/casefile: the case
-// files' reader; internal/cleanups: a stack of cleanups, as testing keeps; internal/clientgo:
+// files' reader; internal/cleanups: a stack of cleanups, as testing keeps;
+// internal/companions: the garbage collector and the namespace controller;
+// internal/clientgo:
 // every read of client-go's private state; internal/resources: what a
 // clientset serves; internal/kubeminor: the Kubernetes minor of client-go) never import anything above them.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
-		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile", "internal/cleanups", "internal/kubeminor"},
+		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile", "internal/cleanups", "internal/kubeminor", "internal/companions"},
 		"golden":              {"actions"},
 		"actions":             {"internal/resources"},
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources"},
@@ -77,6 +79,7 @@ func TestLayers(t *testing.T) {
 		"internal/sweeps":     {},
 		"internal/casefile":   {},
 		"internal/cleanups":   {},
+		"internal/companions": {},
 		"tbtest":              {"internal/cleanups"},
 	}
 	for pkg, ok := range allowed {

@@ -51,6 +51,7 @@ type Told struct {
 // not reported.
 func (w *World) RefreshAs(order Order, tell func(Told)) error {
 	w.t.Helper()
+	w.settleOthers()
 	dirty := w.takeDirty()
 	w.IndexAll()
 	w.catchUpHandlers()

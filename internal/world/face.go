@@ -55,6 +55,13 @@ type Config struct {
 	InFlight *atomic.Int64
 	OnServed func()
 	OnEvent  func(e EventRecord, at time.Time)
+	// Settle, when set, runs the other clients of the world (the
+	// companions: see others.go) at the start of every Refresh.
+	Settle func()
+	// Namespaces keeps deleted namespaces Terminating until their
+	// finalizers are gone (a world whose namespace controller runs: see
+	// apiserver.Model.Namespaces).
+	Namespaces bool
 }
 
 // New makes the world of one fixture.
@@ -71,6 +78,7 @@ func New(c Config) (*World, error) {
 		inFlight:  c.InFlight,
 		onServed:  c.OnServed,
 		onEvent:   c.OnEvent,
+		settle:    c.Settle,
 	}
 	switch {
 	case c.Server != nil:
@@ -82,7 +90,9 @@ func New(c Config) (*World, error) {
 	case c.Bare:
 		w.backend = newFakeBackend(w)
 	default:
-		w.backend = newModelBackend(w, len(c.Objects))
+		b := newModelBackend(w, len(c.Objects))
+		b.model.Namespaces = c.Namespaces
+		w.backend = b
 	}
 	w.informers = w.informers || w.backend.traits().informers
 	w.setAdmission(c.Admission)

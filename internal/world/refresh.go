@@ -126,6 +126,7 @@ func (w *World) takeDirty() map[schema.GroupVersionResource]*dirtySet {
 // for since (informer mode).
 func (w *World) Refresh(startFactories func()) {
 	w.t.Helper()
+	w.settleOthers()
 	dirty := w.takeDirty()
 	w.IndexAll()
 	if !w.informers {

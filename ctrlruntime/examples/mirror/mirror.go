@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -68,6 +69,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{RequeueAfter: time.Hour}, r.Client.Update(ctx, &s)
 }
 
+// SetupWithManager registers the reconciler with a manager: ConfigMaps,
+// and the Secrets they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&corev1.ConfigMap{}).
+		Owns(&corev1.Secret{}).
+		Complete(r)
+}
+
 // Table is the reconciler's table, run on the fakes by mirror_test.go and
 // on a real API server by the parity test.
 func Table() fixture.Table[string] {
@@ -85,8 +95,14 @@ func Table() fixture.Table[string] {
 	mirrored := map[string]string{Label: "true"}
 	hour := ctrlruntime.FormatResult(reconcile.Result{RequeueAfter: time.Hour})
 	return fixture.Table[string]{
+		// SetupWithManager on env.Manager: Wire connects the watches to the
+		// fixture's informers, so the sweeps see what re-queues a ConfigMap.
 		Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
-			return &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
+			r := &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
+			if err := r.SetupWithManager(env.Manager); err != nil {
+				env.F.T().Fatal(err)
+			}
+			return r
 		}),
 		Checks: fixture.Checks{Golden: fixture.On, FaultSweep: fixture.On},
 		Rows: []fixture.Row{

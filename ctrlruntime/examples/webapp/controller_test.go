@@ -23,9 +23,16 @@ var WebApps = fixture.RegisterTypes(webappv1.AddToScheme)
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // wire builds the reconciler on a fixture (ctrlruntime.Wire adapts it to
-// fixture's tables and cases).
+// fixture's tables and cases) and sets it up with the Env's manager, as
+// main sets it up with the real one: Wire connects the watches
+// SetupWithManager declares to the fixture's informers, so the sweeps see
+// which changes re-queue which WebApp.
 var wire = ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
-	return &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
+	r := &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}
+	if err := r.SetupWithManager(env.Manager); err != nil {
+		env.F.T().Fatal(err)
+	}
+	return r
 })
 
 func newTable(rows ...fixture.Row) fixture.Table[string] {

@@ -21,11 +21,10 @@ func TestWatches(t *testing.T) {
 	other := app(func(a *webappv1.WebApp) { a.Name = "blog" })
 	f := fixture.New(t, fixture.WithTypes(WebApps), fixture.WithObjects(app(), other))
 	env := ctrlruntime.NewEnv(f, ctrlruntime.Cached())
-	mgr := ctrlruntime.NewManager(env)
-	if err := (&webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}).SetupWithManager(mgr); err != nil {
+	if err := (&webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}).SetupWithManager(env.Manager); err != nil {
 		t.Fatal(err)
 	}
-	w := mgr.Watches(t)
+	w := env.Manager.Watches(t)
 
 	respec := app(func(a *webappv1.WebApp) { a.Generation = 2; a.Spec.Replicas = 5 })
 	restatus := app(func(a *webappv1.WebApp) { a.Status.ObservedGeneration = 1 })

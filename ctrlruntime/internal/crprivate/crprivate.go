@@ -9,20 +9,14 @@ package crprivate
 import (
 	"reflect"
 	"strings"
+	"unsafe"
 
-	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
-// The fields read, by name, on controller-runtime v0.25's Controller.
-const (
-	fieldStartWatches = "startWatches" // []source.TypedSource[request], unexported
-	fieldQueue        = "Queue"        // workqueue.TypedRateLimitingInterface[request]
-	fieldNewQueue     = "NewQueue"     // func(controllerName string, rl) queue
-)
-
-// NewQueueFunc is the type of a controller's NewQueue.
-type NewQueueFunc = func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
+// The field read, by name, on controller-runtime v0.25's Controller.
+const fieldStartWatches = "startWatches" // []source.TypedSource[request], unexported
 
 // controllerStruct returns the struct ctrl points to; ok is false when
 // ctrl is not a pointer to a struct.
@@ -34,52 +28,28 @@ func controllerStruct(ctrl any) (reflect.Value, bool) {
 	return v.Elem(), true
 }
 
-// KindSources counts the event sources of a controller that watch a kind
-// (source.Kind), read off its unexported list of watches; ok is false
-// when ctrl is not controller-runtime's controller.
-func KindSources(ctrl any) (n int, ok bool) {
+// Sources returns the event sources of a controller that has not started,
+// in the order they were added (For, Owns, Watches), and whether each
+// watches a kind (source.Kind, which registers an event handler on the
+// manager's cache when it starts); ok is false when ctrl is not
+// controller-runtime's controller.
+func Sources(ctrl any) (srcs []source.TypedSource[reconcile.Request], kind []bool, ok bool) {
 	v, ok := controllerStruct(ctrl)
 	if !ok {
-		return 0, false
+		return nil, nil, false
 	}
 	w := v.FieldByName(fieldStartWatches)
-	if !w.IsValid() || w.Kind() != reflect.Slice {
-		return 0, false
+	if !w.IsValid() || w.Kind() != reflect.Slice || w.Type().Elem() != reflect.TypeFor[source.TypedSource[reconcile.Request]]() {
+		return nil, nil, false
 	}
+	w = reflect.NewAt(w.Type(), unsafe.Pointer(w.UnsafeAddr())).Elem()
 	for i := range w.Len() {
 		e := w.Index(i)
-		if e.Kind() == reflect.Interface && !e.IsNil() && strings.Contains(e.Elem().Type().String(), "Kind[") {
-			n++
+		if e.IsNil() {
+			continue
 		}
+		srcs = append(srcs, e.Interface().(source.TypedSource[reconcile.Request]))
+		kind = append(kind, strings.Contains(e.Elem().Type().String(), "Kind["))
 	}
-	return n, true
-}
-
-// Queue returns a started controller's work queue.
-func Queue(ctrl any) (workqueue.TypedInterface[reconcile.Request], bool) {
-	v, ok := controllerStruct(ctrl)
-	if !ok {
-		return nil, false
-	}
-	f := v.FieldByName(fieldQueue)
-	if !f.IsValid() || !f.CanInterface() {
-		return nil, false
-	}
-	q, ok := f.Interface().(workqueue.TypedInterface[reconcile.Request])
-	return q, ok && q != nil
-}
-
-// SetNewQueue replaces the function a controller makes its work queue
-// with, before it starts; it reports false when it cannot.
-func SetNewQueue(ctrl any, newQueue NewQueueFunc) bool {
-	v, ok := controllerStruct(ctrl)
-	if !ok {
-		return false
-	}
-	f := v.FieldByName(fieldNewQueue)
-	if !f.IsValid() || !f.CanSet() || f.Type() != reflect.TypeFor[NewQueueFunc]() {
-		return false
-	}
-	f.Set(reflect.ValueOf(newQueue))
-	return true
+	return srcs, kind, true
 }

@@ -3,12 +3,12 @@ package crprivate
 import (
 	"context"
 	"reflect"
-	"sync/atomic"
 	"testing"
-	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
@@ -27,69 +27,43 @@ func newController(t *testing.T) controller.Controller {
 }
 
 // TestFieldsRead fails, naming the field, when controller-runtime moves
-// or retypes a field this package reads: upgrade this package with it.
+// or retypes the field this package reads: upgrade this package with it.
 func TestFieldsRead(t *testing.T) {
 	typ := reflect.TypeOf(newController(t))
 	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
 		t.Fatalf("controller.NewUnmanaged returns %v; want a pointer to a struct", typ)
 	}
 	st := typ.Elem()
-	for name, check := range map[string]func(reflect.Type) bool{
-		fieldStartWatches: func(ft reflect.Type) bool { return ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Interface },
-		fieldQueue: func(ft reflect.Type) bool {
-			return ft.Implements(reflect.TypeFor[workqueue.TypedInterface[reconcile.Request]]())
-		},
-		fieldNewQueue: func(ft reflect.Type) bool { return ft == reflect.TypeFor[NewQueueFunc]() },
-	} {
-		f, ok := st.FieldByName(name)
-		if !ok {
-			t.Errorf("%v has no field %s: controller-runtime moved it", st, name)
-			continue
-		}
-		if !check(f.Type) {
-			t.Errorf("%v.%s is a %v now: controller-runtime changed it", st, name, f.Type)
-		}
+	f, ok := st.FieldByName(fieldStartWatches)
+	if !ok {
+		t.Fatalf("%v has no field %s: controller-runtime moved it", st, fieldStartWatches)
+	}
+	if f.Type != reflect.TypeFor[[]source.TypedSource[reconcile.Request]]() {
+		t.Errorf("%v.%s is a %v now: controller-runtime changed it", st, fieldStartWatches, f.Type)
 	}
 }
 
-// The reads work on a controller with a watch.
-func TestReads(t *testing.T) {
+// The read works on a controller with watches, in their order.
+func TestSources(t *testing.T) {
 	c := newController(t)
-	if n, ok := KindSources(c); !ok || n != 0 {
-		t.Errorf("KindSources of a controller without watches = %d, %v", n, ok)
+	if srcs, _, ok := Sources(c); !ok || len(srcs) != 0 {
+		t.Errorf("Sources of a controller without watches = %v, %v", srcs, ok)
 	}
-	if _, ok := KindSources(struct{}{}); ok {
-		t.Errorf("KindSources of a struct value reported a controller")
+	if _, _, ok := Sources(struct{}{}); ok {
+		t.Errorf("Sources of a struct value reported a controller")
 	}
-	var made atomic.Bool
-	if !SetNewQueue(c, func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		made.Store(true)
-		return workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-	}) {
-		t.Fatal("SetNewQueue refused controller-runtime's controller")
-	}
-	if _, ok := Queue(c); ok {
-		t.Errorf("Queue of a controller that has not started reported one")
-	}
-	// A source's Start gets the queue once the controller made it: the
-	// field is read after that (the controller set it first).
-	got := make(chan workqueue.TypedRateLimitingInterface[reconcile.Request], 1)
-	if err := c.Watch(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		got <- q
-		return nil
-	})); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = c.Start(ctx) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case q := <-got:
-		if read, ok := Queue(c); !ok || read != q || !made.Load() {
-			t.Errorf("Queue of the started controller = %v, %v; want the queue its sources got, made by the NewQueue set (%v)", read, ok, made.Load())
+	fn := source.Func(func(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error { return nil })
+	kind := source.Kind[*corev1.Pod](nil, &corev1.Pod{}, &handler.TypedEnqueueRequestForObject[*corev1.Pod]{})
+	for _, s := range []source.Source{fn, kind} {
+		if err := c.Watch(s); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the controller did not start its source within 10s")
+	}
+	srcs, kinds, ok := Sources(c)
+	if !ok || len(srcs) != 2 || !reflect.DeepEqual(kinds, []bool{false, true}) {
+		t.Fatalf("Sources = %d source(s), kinds %v, %v; want 2, [false true]", len(srcs), kinds, ok)
+	}
+	if srcs[1] != kind {
+		t.Errorf("Sources[1] is not the Kind source added")
 	}
 }
