@@ -17,7 +17,7 @@ BENCHTIME ?= 1x
 # ctrlruntime/examples/parity (the ctrlruntime examples' parity tests, so
 # that ctrlruntime does not require parity), examples/legacyscheme and
 # examples/kcm (k8s.io/kubernetes). A new module is added here, in one
-# place: vet, unit, lint, test-all, verify-go-line and mod-download loop
+# place: vet, lint, test-all, verify-go-line and mod-download loop
 # over this list (and to QUICK_MODULES or API_MODULES when it belongs
 # there).
 MODULES       := crd kube examples/legacyscheme examples/kcm parity ctrlruntime ctrlruntime/examples/parity
@@ -33,7 +33,7 @@ API_DIR       ?= api
 # failure, and prints what it runs.
 each = set -e; for m in $(1); do echo "cd $$m && $(2)"; (cd $$m && $(2)); done
 
-.PHONY: all test test-all test-minors differential unit unit-quick vet vet-quick lint codegen verify-codegen verify-go-line verify-doc-paths api verify-api mod-download example bench binary-size golden verify-golden parity fuzz
+.PHONY: all test test-all vet-others unit-others test-minors differential unit-quick vet vet-quick lint codegen verify-codegen verify-go-line verify-doc-paths api verify-api mod-download example bench binary-size golden verify-golden parity fuzz
 
 all: lint test-all
 
@@ -43,8 +43,18 @@ all: lint test-all
 test: vet-quick unit-quick differential verify-codegen verify-go-line verify-doc-paths
 
 ## test-all: the whole suite, as CI runs it: test, plus go vet and
-## race-enabled tests of every module (MODULES), and the API listing check.
-test-all: vet unit verify-codegen verify-go-line verify-doc-paths verify-api
+## race-enabled tests of the other modules (MODULES but QUICK_MODULES), and
+## the API listing check. `make test test-all` runs test's part once.
+test-all: test vet-others unit-others verify-api
+
+# OTHER_MODULES are the modules test-all adds to test's.
+OTHER_MODULES := $(filter-out $(QUICK_MODULES),$(MODULES))
+
+vet-others:
+	@$(call each,$(OTHER_MODULES),$(GO) vet -race ./...)
+
+unit-others:
+	@$(call each,$(OTHER_MODULES),$(GO) test -race -count=1 ./...)
 
 ## test-minors: the core module, crd and ctrlruntime on every supported
 ## Kubernetes minor of hack/minors.txt that their go.mod does not require
@@ -81,10 +91,6 @@ differential:
 unit-quick:
 	$(GO) test -race -count=1 $(PKGS)
 	@$(call each,$(QUICK_MODULES),$(GO) test -race -count=1 ./...)
-
-unit:
-	$(GO) test -race -count=1 $(PKGS)
-	@$(call each,$(MODULES),$(GO) test -race -count=1 ./...)
 
 # vet builds with -race, as the tests do, so that the tests reuse what vet
 # compiled: on an empty build cache, a plain go vet ./golden left 467
