@@ -69,17 +69,23 @@ func (m *Model) warn(r *Resource, obj, old runtime.Object, sub string) {
 	if a == nil || a.Warn == nil {
 		return
 	}
+	withKind(r, obj, old, func() { m.warnings = append(m.warnings, a.Warn(obj, old, sub)...) })
+}
+
+// withKind runs fn with obj and old (when not nil) carrying r's kind, as
+// the admission's hooks read it, and restores theirs after.
+func withKind(r *Resource, obj, old runtime.Object, fn func()) {
 	kind := obj.GetObjectKind()
 	gvk := kind.GroupVersionKind()
 	kind.SetGroupVersionKind(r.GVK)
+	defer kind.SetGroupVersionKind(gvk)
 	if old != nil {
 		oldKind := old.GetObjectKind()
 		oldGVK := oldKind.GroupVersionKind()
 		oldKind.SetGroupVersionKind(r.GVK)
-		defer old.GetObjectKind().SetGroupVersionKind(oldGVK)
+		defer oldKind.SetGroupVersionKind(oldGVK)
 	}
-	m.warnings = append(m.warnings, a.Warn(obj, old, sub)...)
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	fn()
 }
 
 // validate runs the admission's validation on obj, what a write to r
@@ -90,17 +96,8 @@ func (m *Model) validate(r *Resource, obj, old runtime.Object, sub string) error
 	if a == nil || a.Validate == nil {
 		return nil
 	}
-	kind := obj.GetObjectKind()
-	gvk := kind.GroupVersionKind()
-	kind.SetGroupVersionKind(r.GVK)
-	if old != nil {
-		oldKind := old.GetObjectKind()
-		oldGVK := oldKind.GroupVersionKind()
-		oldKind.SetGroupVersionKind(r.GVK)
-		defer old.GetObjectKind().SetGroupVersionKind(oldGVK)
-	}
-	errs := a.Validate(obj, old, sub)
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	var errs field.ErrorList
+	withKind(r, obj, old, func() { errs = a.Validate(obj, old, sub) })
 	if len(errs) == 0 {
 		return nil
 	}
