@@ -49,15 +49,29 @@ func TestParseStacks(t *testing.T) {
 	if id := currentGoroutine(); id == 0 || !goroutineIDs()[id] {
 		t.Errorf("currentGoroutine() = %d, not among goroutineIDs()", id)
 	}
-	var all []uint64
-	for _, g := range snapshot() {
-		all = append(all, g.id)
+	// goroutineIDs reads the heads scanStacks finds, snapshot the blocks
+	// parseStacks parses: the same goroutines of one dump.
+	var heads []uint64
+	for _, h := range scanStacks([]byte(sampleDump)) {
+		heads = append(heads, h.id)
 	}
-	ids := goroutineIDs()
-	for _, id := range all {
-		if !ids[id] {
-			t.Errorf("goroutineIDs() lacks %d", id)
-		}
+	var parsed []uint64
+	for _, g := range parseStacks([]byte(sampleDump)) {
+		parsed = append(parsed, g.id)
+	}
+	if d := cmp.Diff(parsed, heads); d != "" {
+		t.Errorf("scanStacks and parseStacks disagree on the goroutines of a dump (-parsed +scanned):\n%s", d)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	started := make(chan uint64)
+	go func() { started <- currentGoroutine(); <-release }()
+	child := <-started
+	if _, ok := find(snapshot(), child); !ok {
+		t.Errorf("snapshot() lacks goroutine %d, which is running", child)
+	}
+	if !goroutineIDs()[child] {
+		t.Errorf("goroutineIDs() lacks goroutine %d, which is running", child)
 	}
 }
 
@@ -72,15 +86,33 @@ func TestSnapshotSeesParent(t *testing.T) {
 	}()
 	child := <-ready
 	defer close(release)
-	for _, g := range snapshot() {
-		if g.id == child {
-			if g.parent != self || g.state != "chan receive" {
-				t.Errorf("child goroutine: parent %d (want %d), state %q", g.parent, self, g.state)
-			}
+	// The child is runnable between its send and its receive: look again
+	// until it has parked (a busy machine may not run it for a while).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		g, ok := find(snapshot(), child)
+		if !ok {
+			t.Fatalf("goroutine %d not in the snapshot", child)
+		}
+		if g.parent != self {
+			t.Fatalf("child goroutine: parent %d, want %d", g.parent, self)
+		}
+		if g.state == "chan receive" {
 			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child goroutine: state %q, want \"chan receive\"", g.state)
+		}
 	}
-	t.Errorf("goroutine %d not in the snapshot", child)
+}
+
+// find returns the goroutine of gs whose id is id.
+func find(gs []goroutine, id uint64) (goroutine, bool) {
+	for _, g := range gs {
+		if g.id == id {
+			return g, true
+		}
+	}
+	return goroutine{}, false
 }
 
 func FuzzParseStacks(f *testing.F) {
