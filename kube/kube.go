@@ -269,11 +269,7 @@ func (s server) judge(v fixture.Validation) (field.ErrorList, runtime.Object, []
 	if !served(gvk) {
 		return field.ErrorList{unserved(gvk)}, nil, nil
 	}
-	want := s.fingerprints
-	if want == nil {
-		want = fingerprints
-	}
-	if err := skew(gvk, want); err != nil {
+	if err := s.skew(gvk); err != nil {
 		return field.ErrorList{err}, nil, nil
 	}
 	in, err := internal(v.Object, gvk)

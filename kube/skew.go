@@ -81,6 +81,34 @@ func walkFields(t reflect.Type, prefix string, seen map[reflect.Type]bool, paths
 // binary, by kind, computed once per kind.
 var fingerprintsNow sync.Map // schema.GroupVersionKind -> string
 
+// skew is the package's skew on gvk with s's fingerprints, or the module's,
+// whose findings it keeps: every write of a row asks.
+func (s server) skew(gvk schema.GroupVersionKind) *field.Error {
+	if s.fingerprints != nil {
+		return skew(gvk, s.fingerprints)
+	}
+	skews.RLock()
+	err, ok := skews.of[gvk]
+	skews.RUnlock()
+	if !ok {
+		err = skew(gvk, fingerprints)
+		skews.Lock()
+		skews.of[gvk] = err
+		skews.Unlock()
+	}
+	if err != nil {
+		e := *err // the caller's to keep
+		return &e
+	}
+	return nil
+}
+
+// skews are skew's findings with the module's fingerprints, by kind.
+var skews = struct {
+	sync.RWMutex
+	of map[schema.GroupVersionKind]*field.Error
+}{of: map[schema.GroupVersionKind]*field.Error{}}
+
 // skew is the finding on an object of gvk, a served version of a covered
 // kind, when its Go type is not k8s.io/api apiVersion's (want is the
 // fingerprints of that release); nil when it is, or when gvk has none.

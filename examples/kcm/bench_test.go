@@ -1,6 +1,6 @@
 package kcm
 
-// BenchmarkKCM times, side by side in one process, three ways of running
+// BenchmarkKCM times, side by side in one process, five ways of running
 // one scenario of a kube-controller-manager controller:
 //
 //   - impl=upstream: upstream's own fixture as upstream runs it, replicated
@@ -30,7 +30,21 @@ package kcm
 //   - impl=ctrltest-sync-noleaks: ctrltest-sync with the leak check off
 //     (fixture.WithChecks(fixture.Checks{Leaks: fixture.Off})): its one
 //     stack dump per fixture costs in proportion to every goroutine of the
-//     process (docs/performance.md).
+//     process (docs/performance.md);
+//   - impl=ctrltest-sync-model: ctrltest-sync on the core model with
+//     kube-apiserver's defaulting (fixture.WithDefaulting(kube.Default),
+//     which the row's expected names depend on) in place of kube.Server():
+//     what kube-apiserver's own validation and strategies cost a sync.
+//
+// For the ReplicaSet controller, impl=upstream is replica_set_test.go's
+// TestSyncReplicaSetDoesNothing: a real clientset for an empty host (the
+// sync never reaches it), the informers never started, the controller's
+// podControl replaced by a controller.FakePodControl, the ReplicaSet and
+// its pods added to the indexers, syncReplicaSet once, and the counts of
+// creates, deletes and patches checked (validateSyncReplicaSet). Upstream's
+// testNewReplicaSetControllerFromClient also stubs the listers-synced
+// functions, which syncReplicaSet never calls; this replica shuts down
+// what the constructor started.
 //
 // For the Job controller, impl=upstream is job_controller_test.go's
 // TestControllerSyncJob as it runs a case: a real clientset for an empty
@@ -50,7 +64,9 @@ package kcm
 // check does not run: see doc.go); scenario=recreate is
 // TestScaleDownOldReplicaSets' Recreate rollout through syncDeployment,
 // which settles after 3 syncs; controller=job/scenario=start is
-// TestControllerSyncJob's "job start" (TestJob's "starts a job").
+// TestControllerSyncJob's "job start" (TestJob's "starts a job");
+// controller=replicaset/scenario=nothing is TestSyncReplicaSetDoesNothing
+// (TestReplicaSet's "does nothing when its pods match"): no write.
 //
 // Compare them with
 //
@@ -89,10 +105,12 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/controller"
 	"k8s.io/kubernetes/pkg/controller/deployment"
+	"k8s.io/kubernetes/pkg/controller/replicaset"
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/examples/kcm/internal/reach"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -105,18 +123,25 @@ type kcmScenario struct {
 	// upstream runs the scenario on upstream's fixture (replicated) and
 	// returns the writes it recorded.
 	upstream func(t testing.TB, row fixture.Row) []string
+	// kubeInRow: kube.Server() is the first of the row's options (onServer
+	// puts it there), not of the table's.
+	kubeInRow bool
 }
 
 var kcmScenarios = []kcmScenario{{
 	controller: "deployment", name: "creates",
 	row:      "creates the ReplicaSet of a new Deployment",
 	writes:   []string{"create replicasets", "update deployments/status", "update deployments/status"},
-	upstream: upstreamDeploymentRun,
+	upstream: upstreamDeploymentRun, kubeInRow: true,
 }, {
 	controller: "deployment", name: "recreate",
 	row:      "a Recreate rollout scales the old ReplicaSet down first",
 	writes:   []string{"update replicasets", "update deployments/status"},
-	upstream: upstreamDeploymentRun,
+	upstream: upstreamDeploymentRun, kubeInRow: true,
+}, {
+	controller: "replicaset", name: "nothing",
+	row:      "does nothing when its pods match",
+	upstream: upstreamReplicaSetRun,
 }, {
 	controller: "job", name: "start",
 	row:      "starts a job",
@@ -130,6 +155,8 @@ func (s kcmScenario) table() (fixture.Table[string], fixture.Row) {
 	switch s.controller {
 	case "deployment":
 		tb = deploymentTable()
+	case "replicaset":
+		tb = replicaSetTable()
 	case "job":
 		tb = jobTable()
 	default:
@@ -161,8 +188,17 @@ func (s kcmScenario) run(tb testing.TB, impl string, table fixture.Table[string]
 		return s.upstream(t, row)
 	case "ctrltest-row":
 		res = table.RunRow(t, row)
-	case "ctrltest-sync", "ctrltest-sync-noleaks":
-		opts := append(append(append([]fixture.Option(nil), table.Options...), row.Options...), fixture.WithObjects(row.Objects...))
+	case "ctrltest-sync", "ctrltest-sync-noleaks", "ctrltest-sync-model":
+		tableOpts, rowOpts := table.Options, row.Options
+		if impl == "ctrltest-sync-model" { // kube.Server() is the first option of the row or of the table
+			defaulting := fixture.WithDefaulting(kube.Default)
+			if s.kubeInRow {
+				rowOpts = append([]fixture.Option{defaulting}, rowOpts[1:]...)
+			} else {
+				tableOpts = append([]fixture.Option{defaulting}, tableOpts[1:]...)
+			}
+		}
+		opts := append(append(append([]fixture.Option(nil), tableOpts...), rowOpts...), fixture.WithObjects(row.Objects...))
 		if impl == "ctrltest-sync-noleaks" {
 			opts = append(opts, fixture.WithChecks(fixture.Checks{Leaks: fixture.Off}))
 		}
@@ -188,7 +224,7 @@ func writeString(verb, resource, subresource string) string {
 	return verb + " " + resource
 }
 
-var kcmImpls = []string{"upstream", "ctrltest-row", "ctrltest-sync", "ctrltest-sync-noleaks"}
+var kcmImpls = []string{"upstream", "ctrltest-row", "ctrltest-sync", "ctrltest-sync-noleaks", "ctrltest-sync-model"}
 
 // kcmGoroutines are the numbers of unrelated goroutines BenchmarkKCM runs
 // each variant beside: issue 20 wants a sync's cost not to grow with
@@ -251,6 +287,49 @@ func TestKCMBenchVariantsAgree(t *testing.T) {
 			})
 		}
 	}
+}
+
+// upstreamReplicaSetRun is replica_set_test.go's
+// TestSyncReplicaSetDoesNothing for the row's objects (the ReplicaSet and
+// its pods, added to the indexers). It returns the writes FakePodControl
+// recorded: a "create pods" per template, a "delete pods" per name, a
+// "patch pods" per patch; it fails t when there are any (the row makes
+// none).
+func upstreamReplicaSetRun(t testing.TB, row fixture.Row) []string {
+	_, ctx := ktesting.NewTestContext(t)
+	client := clientset.NewForConfigOrDie(&restclient.Config{Host: "", ContentConfig: restclient.ContentConfig{GroupVersion: &schema.GroupVersion{Group: "", Version: "v1"}}})
+	fakePodControl := controller.FakePodControl{}
+	inf := informers.NewSharedInformerFactory(client, controller.NoResyncPeriodFunc())
+	manager := replicaset.NewReplicaSetController(ctx, inf.Apps().V1().ReplicaSets(), inf.Core().V1().Pods(), client, replicaset.BurstReplicas)
+	defer (*reach.ReplicaSetBroadcaster.Of(t, manager)).Shutdown() // upstream leaves them running
+	defer (*reach.ReplicaSetQueue.Of(t, manager)).ShutDown()
+	for _, o := range row.Objects {
+		o = o.DeepCopyObject()
+		switch o := o.(type) {
+		case *appsv1.ReplicaSet:
+			inf.Apps().V1().ReplicaSets().Informer().GetIndexer().Add(o)
+		case *corev1.Pod:
+			inf.Core().V1().Pods().Informer().GetIndexer().Add(o)
+		}
+	}
+	*reach.ReplicaSetPodControl.Of(t, manager) = &fakePodControl
+	if err := (*reach.ReplicaSetSync.Of(t, manager))(ctx, row.Key); err != nil {
+		t.Errorf("sync %q: %v", row.Key, err) // upstream ignores it; the row expects none
+	}
+	if n, m, p := len(fakePodControl.Templates), len(fakePodControl.DeletePodName), len(fakePodControl.Patches); n+m+p != 0 {
+		t.Errorf("Unexpected creates, deletes, patches: %d, %d, %d; want none", n, m, p)
+	}
+	var writes []string
+	for range fakePodControl.Templates {
+		writes = append(writes, "create pods")
+	}
+	for range fakePodControl.DeletePodName {
+		writes = append(writes, "delete pods")
+	}
+	for range fakePodControl.Patches {
+		writes = append(writes, "patch pods")
+	}
+	return writes
 }
 
 // upstreamDeploymentRun is deployment_controller_test.go's

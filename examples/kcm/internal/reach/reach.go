@@ -136,6 +136,8 @@ var (
 	ReplicaSetSync        = Field[replicaset.ReplicaSetController, SyncHandler]{"syncHandler"}
 	ReplicaSetQueue       = Field[replicaset.ReplicaSetController, Queue]{"queue"}
 	ReplicaSetBroadcaster = Field[replicaset.ReplicaSetController, record.EventBroadcaster]{"eventBroadcaster"}
+	// The field upstream's ReplicaSet fixture replaces (BenchmarkKCM's replica).
+	ReplicaSetPodControl = Field[replicaset.ReplicaSetController, controller.PodControlInterface]{"podControl"}
 
 	CronJobQueue       = Field[cronjob.ControllerV2, Queue]{"queue"}
 	CronJobBroadcaster = Field[cronjob.ControllerV2, record.EventBroadcaster]{"broadcaster"}
@@ -154,6 +156,6 @@ var Fields = []Checker{
 	StatefulSetQueue, StatefulSetBroadcaster, StatefulSetClock,
 	DaemonSetSync, DaemonSetQueue, DaemonSetNodeUpdateQueue, DaemonSetBroadcaster, DaemonSetBurstReplicas,
 	JobSync, JobQueue, JobOrphanQueue, JobBroadcaster, JobClock, JobPodControl, JobUpdateStatusHandler,
-	ReplicaSetSync, ReplicaSetQueue, ReplicaSetBroadcaster,
+	ReplicaSetSync, ReplicaSetQueue, ReplicaSetBroadcaster, ReplicaSetPodControl,
 	CronJobQueue, CronJobBroadcaster, CronJobNow,
 }
