@@ -28,7 +28,8 @@ type Kind string
 // The kinds of divergence a report names.
 const (
 	// Defaulting: the server set fields that the fakes left empty (its
-	// defaults), in an object or in what the controller sent.
+	// defaults), in an object or in what the controller sent: fields the
+	// server fills in on a create of the fakes' object (a dry run tells).
 	Defaulting Kind = "defaulting"
 	// Validation: the server refused a write as invalid (422).
 	Validation Kind = "validation"
@@ -259,7 +260,8 @@ func Compare[K fixture.Key](t testing.TB, srv *Server, tb fixture.Table[K], row 
 		rep.Server.Answers = rs.answers[len(rs.answers)-n:]
 	}
 	rs.mu.Unlock()
-	rep.Divergences = diverge(rep.Fakes, rep.Server, actions.IsUnordered(append(slices.Clone(tb.ActionOptions), row.ActionOptions...)...))
+	unordered := actions.IsUnordered(append(slices.Clone(tb.ActionOptions), row.ActionOptions...)...)
+	rep.Divergences = diverge(rep.Fakes, rep.Server, unordered, serverFilled(t.Context(), srv))
 	return rep
 }
 

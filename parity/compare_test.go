@@ -76,6 +76,7 @@ func TestDiverge(t *testing.T) {
 		name           string
 		fakes, server  Side
 		answers        []Response
+		filled         filledFunc
 		want           []Kind
 		detailContains string
 	}{{
@@ -92,6 +93,33 @@ func TestDiverge(t *testing.T) {
 		answers:        []Response{{Code: 200}},
 		want:           []Kind{Defaulting, Defaulting},
 		detailContains: "spec.revisionHistoryLimit: fakes unset, server 10",
+	}, {
+		name:           "a field the server fills on a create is a default",
+		fakes:          side([]actions.Action{updateWith(dep())}, nil, dep()),
+		server:         side([]actions.Action{updateWith(dep(defaulted))}, nil, dep(defaulted)),
+		answers:        []Response{{Code: 200}},
+		filled:         fills("spec.revisionHistoryLimit"),
+		want:           []Kind{Defaulting, Defaulting},
+		detailContains: "spec.revisionHistoryLimit: fakes unset, server 10",
+	}, {
+		// A status count the controller wrote from what its informer held:
+		// the fakes' 0 is no default the server would have filled.
+		name:           "a field the server does not fill is no default",
+		fakes:          side([]actions.Action{updateWith(dep())}, nil, dep()),
+		server:         side([]actions.Action{updateWith(dep(defaulted))}, nil, dep(defaulted)),
+		answers:        []Response{{Code: 200}},
+		filled:         fills("spec.progressDeadlineSeconds"),
+		want:           []Kind{Writes, Objects},
+		detailContains: "spec.revisionHistoryLimit: fakes unset, server 10",
+	}, {
+		name:    "the server's fields unknown",
+		fakes:   side([]actions.Action{updateWith(dep())}, nil, dep()),
+		server:  side([]actions.Action{updateWith(dep(defaulted))}, nil, dep(defaulted)),
+		answers: []Response{{Code: 200}},
+		filled: func(k8sruntime.Object, schema.GroupVersionResource) (map[string]bool, bool) {
+			return nil, false
+		},
+		want: []Kind{Defaulting, Defaulting},
 	}, {
 		name:           "status kept out of a plain update",
 		fakes:          side([]actions.Action{updateWith(dep(withStatus))}, nil, dep(withStatus)),
@@ -177,7 +205,7 @@ func TestDiverge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.server.Answers = tt.answers
-			got := diverge(tt.fakes, tt.server, false)
+			got := diverge(tt.fakes, tt.server, false, tt.filled)
 			if !slices.Equal(kindsOf(got), tt.want) {
 				t.Errorf("divergences %v, want %v:\n%v", kindsOf(got), tt.want, got)
 			}
@@ -188,11 +216,20 @@ func TestDiverge(t *testing.T) {
 	}
 }
 
+// fills is a filledFunc: the server fills paths of every object.
+func fills(paths ...string) filledFunc {
+	set := map[string]bool{}
+	for _, p := range paths {
+		set[p] = true
+	}
+	return func(k8sruntime.Object, schema.GroupVersionResource) (map[string]bool, bool) { return set, true }
+}
+
 func TestDivergeEvents(t *testing.T) {
 	ev := func(reason string) []fixture.Event { return []fixture.Event{{Type: "Normal", Reason: reason}} }
 	fakes, server := side(nil, nil), side(nil, nil)
 	fakes.Events, server.Events = ev("Synced"), ev("Failed")
-	if got := kindsOf(diverge(fakes, server, false)); !slices.Equal(got, []Kind{Events}) {
+	if got := kindsOf(diverge(fakes, server, false, nil)); !slices.Equal(got, []Kind{Events}) {
 		t.Errorf("divergences %v, want [events]", got)
 	}
 }
@@ -249,14 +286,14 @@ func TestDivergeUnordered(t *testing.T) {
 	}
 	fakes := side([]actions.Action{patch("b", `{"x":1}`), patch("a", `{"x":1}`)}, nil)
 	server := side([]actions.Action{patch("a", `{"x":1}`), patch("b", `{"x":1}`)}, nil)
-	if got := kindsOf(diverge(fakes, server, false)); !slices.Equal(got, []Kind{Writes}) {
+	if got := kindsOf(diverge(fakes, server, false, nil)); !slices.Equal(got, []Kind{Writes}) {
 		t.Errorf("in order: divergences %v, want [writes]", got)
 	}
-	if got := kindsOf(diverge(fakes, server, true)); len(got) != 0 {
+	if got := kindsOf(diverge(fakes, server, true, nil)); len(got) != 0 {
 		t.Errorf("unordered: divergences %v, want none", got)
 	}
 	server.Writes[1].Patch = []byte(`{"x":2}`)
-	if got := kindsOf(diverge(fakes, server, true)); !slices.Equal(got, []Kind{Writes}) {
+	if got := kindsOf(diverge(fakes, server, true, nil)); !slices.Equal(got, []Kind{Writes}) {
 		t.Errorf("unordered, b's patch differs: divergences %v, want [writes]", got)
 	}
 	if fakes.Writes[0].Name != "b" {

@@ -22,7 +22,7 @@ import (
 // diverge names every difference between the two sides.
 // diverge lists how the sides differ; unordered compares their writes
 // regardless of order (the row's actions.Unordered).
-func diverge(fakes, server Side, unordered bool) []Divergence {
+func diverge(fakes, server Side, unordered bool, filled filledFunc) []Divergence {
 	server = withFakesUIDs(fakes, server)
 	var out []Divergence
 	refused := false
@@ -46,14 +46,14 @@ func diverge(fakes, server Side, unordered bool) []Divergence {
 	if unordered {
 		fakes.Writes, server.Writes = byIdentity(fakes.Writes), byIdentity(server.Writes)
 	}
-	out = append(out, divergeWrites(fakes.Writes, server.Writes)...)
+	out = append(out, divergeWrites(fakes.Writes, server.Writes, filled)...)
 	if errText(fakes.Err) != errText(server.Err) && !refused {
 		out = append(out, Divergence{Kind: Error, What: "the sync's error", Detail: fmt.Sprintf("fakes:  %s\nserver: %s", orNone(errText(fakes.Err)), orNone(errText(server.Err)))})
 	}
 	if d := cmp.Diff(fakes.Events, server.Events); d != "" {
 		out = append(out, Divergence{Kind: Events, What: "the recorded events", Detail: "(-fakes +server):\n" + d})
 	}
-	return append(out, divergeObjects(fakes, server)...)
+	return append(out, divergeObjects(fakes, server, filled)...)
 }
 
 // withFakesUIDs returns the server side with the uid of each object both
@@ -154,7 +154,7 @@ func byIdentity(ws []actions.Action) []actions.Action {
 	return out
 }
 
-func divergeWrites(fakes, server []actions.Action) []Divergence {
+func divergeWrites(fakes, server []actions.Action, filled filledFunc) []Divergence {
 	same := len(fakes) == len(server)
 	for i := 0; same && i < len(fakes); i++ {
 		f, s := fakes[i], server[i]
@@ -176,7 +176,7 @@ func divergeWrites(fakes, server []actions.Action) []Divergence {
 		diffs := diffObjects(f.Object, s.Object)
 		var defaulted, other []fieldDiff
 		for _, d := range diffs {
-			if d.defaulted() {
+			if d.defaulted() && filled.fills(f.Object, f.Resource, d.path) {
 				defaulted = append(defaulted, d)
 			} else {
 				other = append(other, d)
@@ -193,7 +193,7 @@ func divergeWrites(fakes, server []actions.Action) []Divergence {
 }
 
 // divergeObjects compares the objects the sides hold after the sync.
-func divergeObjects(fakes, server Side) []Divergence {
+func divergeObjects(fakes, server Side, filled filledFunc) []Divergence {
 	fo, so := index(fakes.Objects), index(server.Objects)
 	var out []Divergence
 	for _, key := range unionKeys(fo, so) {
@@ -220,14 +220,14 @@ func divergeObjects(fakes, server Side) []Divergence {
 			}
 			out = append(out, d)
 		default:
-			out = append(out, classifyObject(key, fakes.resources[key], f, s, fakes.Writes)...)
+			out = append(out, classifyObject(key, fakes.resources[key], f, s, fakes.Writes, filled)...)
 		}
 	}
 	return out
 }
 
 // classifyObject names the differences of an object both sides hold.
-func classifyObject(key string, gvr schema.GroupVersionResource, f, s k8sruntime.Object, writes []actions.Action) []Divergence {
+func classifyObject(key string, gvr schema.GroupVersionResource, f, s k8sruntime.Object, writes []actions.Action, filled filledFunc) []Divergence {
 	fm, _ := meta.Accessor(f)
 	statusWrite, plainWrite := false, false
 	for _, w := range writes {
@@ -246,7 +246,7 @@ func classifyObject(key string, gvr schema.GroupVersionResource, f, s k8sruntime
 		switch {
 		case d.path == "metadata.deletionTimestamp" && d.inSrv:
 			byKind[Finalizers] = append(byKind[Finalizers], d)
-		case d.defaulted() && !underMeta: // the server defaults no metadata
+		case d.defaulted() && !underMeta && filled.fills(f, gvr, d.path): // the server defaults no metadata
 			byKind[Defaulting] = append(byKind[Defaulting], d)
 		case underStatus && plainWrite || !underStatus && !underMeta && statusWrite:
 			byKind[StatusSplit] = append(byKind[StatusSplit], d)

@@ -66,6 +66,7 @@ func TestServerStartsAndStops(t *testing.T) {
 			break
 		}
 	}
+	t.Run("fields it fills", func(t *testing.T) { testServerFilled(t, s) })
 	pids := []int{}
 	for _, p := range s.procs {
 		pids = append(pids, p.cmd.Process.Pid)
