@@ -30,7 +30,7 @@ func testServerFilled(t *testing.T, srv *Server) {
 		t.Fatal("serverFilled cannot tell for a valid Deployment")
 	}
 	for path, want := range map[string]bool{
-		"spec.revisionHistoryLimit":   true,
+		"spec.revisionHistoryLimit":    true,
 		"spec.progressDeadlineSeconds": true,
 		"spec.replicas":                true,
 		"status.replicas":              false,
