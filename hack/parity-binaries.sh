@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds (or reuses) the binaries parity mode runs, kube-apiserver and etcd,
-# both from the Go module proxy. Everything stays under the cache directory
+# Builds (or reuses) the binaries parity mode runs, kube-apiserver, etcd and
+# kube-controller-manager, from the Go module proxy. Everything stays under the cache directory
 # (.cache/parity, git-ignored; PARITY_CACHE chooses another): nothing is
 # installed on the system, and later runs take seconds.
 #
@@ -8,7 +8,8 @@
 # replace directives), so a throw-away wrapper module requires
 # k8s.io/kubernetes and replaces each of its staging modules with the
 # published version of the same release. Cold build on 2 cores: about 6 to
-# 12 minutes, 3 GB of memory, 5 GB of disk.
+# 12 minutes, 3 GB of memory, 5 GB of disk; kube-controller-manager, from the
+# same module and build cache, adds KCM_BUILD_TIME.
 #
 # etcd is built the same way (go.etcd.io/etcd/server/v3's go.mod has replace
 # directives too, which a wrapper module ignores): ETCD_VERSION, by default
@@ -44,13 +45,20 @@ go_version="$(go env GOVERSION | sed 's/^go//')"
 bin="${cache}/bin"
 mkdir -p "${bin}"
 
-if [ ! -x "${bin}/kube-apiserver" ] || [ "$("${bin}/kube-apiserver" --version 2>/dev/null)" != "Kubernetes ${KUBE_VERSION}" ]; then
-  wrapper="${cache}/apiserver-build"
+# kube_wrapper: the throw-away module that builds k8s.io/kubernetes' main
+# packages (made once per KUBE_VERSION).
+kube_wrapper() {
+  local wrapper="${cache}/kube-build"
+  if [ -f "${wrapper}/go.mod" ] && grep -q "require k8s.io/kubernetes ${KUBE_VERSION}$" "${wrapper}/go.mod"; then
+    echo "${wrapper}"
+    return
+  fi
   rm -rf "${wrapper}"
   mkdir -p "${wrapper}"
+  local gomod
   gomod="$(cd "${wrapper}" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@${KUBE_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')"
   {
-    echo "module ctrltest.dev/parity-apiserver"
+    echo "module ctrltest.dev/parity-kube"
     echo
     echo "go ${go_version}"
     echo
@@ -64,14 +72,23 @@ if [ ! -x "${bin}/kube-apiserver" ] || [ "$("${bin}/kube-apiserver" --version 2>
       | while read -r m; do echo "	${m} => ${m} ${STAGING_VERSION}"; done
     echo ")"
   } >"${wrapper}/go.mod"
-  (
-    cd "${wrapper}"
-    rm -f "${bin}/kube-apiserver"
-    GOFLAGS=-mod=mod go build -o "${bin}/kube-apiserver" \
-      -ldflags "-X k8s.io/component-base/version.gitVersion=${KUBE_VERSION}" \
-      k8s.io/kubernetes/cmd/kube-apiserver
-  )
-fi
+  echo "${wrapper}"
+}
+
+# kube-apiserver, and kube-controller-manager (parity.WithControllers runs
+# its garbage collector and namespace controller beside the server).
+for cmd in kube-apiserver kube-controller-manager; do
+  if [ ! -x "${bin}/${cmd}" ] || [ "$("${bin}/${cmd}" --version 2>/dev/null)" != "Kubernetes ${KUBE_VERSION}" ]; then
+    wrapper="$(kube_wrapper)"
+    (
+      cd "${wrapper}"
+      rm -f "${bin}/${cmd}"
+      GOFLAGS=-mod=mod go build -o "${bin}/${cmd}" \
+        -ldflags "-X k8s.io/component-base/version.gitVersion=${KUBE_VERSION}" \
+        "k8s.io/kubernetes/cmd/${cmd}"
+    )
+  fi
+done
 
 if [ ! -x "${bin}/etcd" ] || [ "$("${bin}/etcd" --version 2>/dev/null | head -n 1)" != "etcd Version: ${ETCD_VERSION#v}" ]; then
   wrapper="${cache}/etcd-build"

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -32,13 +33,17 @@ type Server struct {
 	// resource definitions and the objects of the rows.
 	Config *rest.Config
 
-	dir   string
-	procs []*process
+	dir    string
+	binDir string // the binaries' (Start's)
+	procs  []*process
 	// anyExit receives the first process to exit.
 	anyExit chan *process
 
 	stopMu  sync.Mutex
 	stopped bool
+	// controllers: kube-controller-manager runs beside the server (see
+	// StartControllers).
+	controllers atomic.Bool
 }
 
 // Start runs etcd and kube-apiserver from binDir (which holds both, see
@@ -57,7 +62,7 @@ func Start(ctx context.Context, binDir string) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{dir: dir, anyExit: make(chan *process, 1)}
+	s = &Server{dir: dir, binDir: binDir, anyExit: make(chan *process, 1)}
 	defer func() {
 		if err != nil {
 			_ = s.Stop()
