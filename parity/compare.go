@@ -1,6 +1,7 @@
 package parity
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -216,6 +217,14 @@ func (rs *rowServer) ClientConfig(record func(actions.Action)) *rest.Config {
 // NewClientset builds the clientsets the server builds (Server.NewClientset).
 func (rs *rowServer) NewClientset(iface reflect.Type, config *rest.Config) (any, error) {
 	return rs.srv.NewClientset(iface, config)
+}
+
+// RunsControllers and SettleControllers are the server's (see
+// Server.StartControllers).
+func (rs *rowServer) RunsControllers() bool { return rs.srv.RunsControllers() }
+
+func (rs *rowServer) SettleControllers(ctx context.Context, state func() (string, bool, error)) error {
+	return rs.srv.SettleControllers(ctx, state)
 }
 
 var _ fixture.ClientsetServer = (*rowServer)(nil)

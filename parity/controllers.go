@@ -158,33 +158,43 @@ func ignoreNotFound(err error) error {
 // and fixture.WithNamespaceLifecycle.
 func (s *Server) RunsControllers() bool { return s.controllers.Load() }
 
-// settleQuiet is how long the world must stay unchanged before
-// SettleControllers takes the controllers to be done: longer than the
-// garbage collector and the namespace controller take to act on an event
-// (tens of milliseconds here; the namespace controller's discovery of
-// every resource, a few hundred).
+// settleQuiet is how long the world must stay unchanged, with no work
+// pending, before SettleControllers takes the controllers to be done:
+// longer than the garbage collector takes to act on an event (tens of
+// milliseconds here).
 const settleQuiet = 2 * time.Second
 
-// SettleControllers waits until the world, whose state version names,
-// has stayed unchanged for settleQuiet (at most a minute): the
-// controllers have acted on the sync's changes. The fixture calls it after
-// each sync, before its informers are brought up to date.
-func (s *Server) SettleControllers(ctx context.Context, version func() (string, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	last, err := version()
+// settleLimit bounds SettleControllers: work that stays pending longer
+// (a namespace whose content a finalizer of no controller's holds) is
+// left as it is, as a cluster would leave it.
+const settleLimit = time.Minute
+
+// SettleControllers waits until the world, whose state tells its version
+// and whether the controllers have work pending (a namespace being
+// deleted, an owner being deleted in the foreground or with the orphan
+// policy), has no work pending and has stayed unchanged for settleQuiet;
+// for at most settleLimit. The fixture calls it after each sync, before
+// its informers are brought up to date.
+func (s *Server) SettleControllers(ctx context.Context, state func() (version string, pending bool, err error)) error {
+	deadline := time.Now().Add(settleLimit)
+	last, pending, err := state()
 	if err != nil {
 		return err
 	}
 	since := time.Now()
-	for time.Since(since) < settleQuiet {
+	for pending || time.Since(since) < settleQuiet {
+		if time.Now().After(deadline) {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("parity: the cluster's controllers did not settle within a minute")
+			return ctx.Err()
+		case p := <-s.anyExit:
+			return p.exitError("while waiting for the controllers to act")
 		case <-time.After(100 * time.Millisecond):
 		}
-		v, err := version()
-		if err != nil {
+		var v string
+		if v, pending, err = state(); err != nil {
 			return err
 		}
 		if v != last {

@@ -157,6 +157,9 @@ func parse(infos *request.RequestInfoFactory, decoder runtime.Decoder, req *http
 		Name:         info.Name,
 		FieldManager: req.URL.Query().Get("fieldManager"),
 	}
+	if a.Resource.Group == "" && a.Resource.Resource == "namespaces" {
+		a.Namespace = "" // the request info names a namespace's own as its namespace; client-go's actions do not
+	}
 	body := readBody(req)
 	switch verb {
 	case actions.VerbCreate, actions.VerbUpdate:

@@ -38,6 +38,10 @@ func requests(ctx context.Context, kube kubernetes.Interface) {
 	_ = d.Delete(ctx, "web", metav1.DeleteOptions{})
 	_ = kube.CoreV1().ConfigMaps("default").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	_, _ = kube.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
+	// A namespace is cluster-scoped, though its path names it as a
+	// namespace's would.
+	_ = kube.CoreV1().Namespaces().Delete(ctx, "team", metav1.DeleteOptions{})
+	_, _ = kube.CoreV1().Namespaces().Get(ctx, "team", metav1.GetOptions{})
 }
 
 // The recorder turns HTTP requests into the same actions client-go's fakes
