@@ -9,7 +9,8 @@
 # k8s.io/kubernetes and replaces each of its staging modules with the
 # published version of the same release. Cold build on 2 cores: about 6 to
 # 12 minutes, 3 GB of memory, 5 GB of disk; kube-controller-manager, from the
-# same module and build cache, adds KCM_BUILD_TIME.
+# same module and build cache, adds a few minutes (12 min wall with the
+# machine loaded by other builds; 3m40s of CPU).
 #
 # etcd is built the same way (go.etcd.io/etcd/server/v3's go.mod has replace
 # directives too, which a wrapper module ignores): ETCD_VERSION, by default
