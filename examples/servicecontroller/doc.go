@@ -1,0 +1,2 @@
+// Package servicecontroller tests the cloud-provider service controller.
+package servicecontroller
