@@ -40,12 +40,11 @@ type Cloud struct {
 var ErrUnavailable = errors.New("cloud: 503 Service Unavailable")
 
 // NewCloud returns the fake cloud of a row: load balancers get the
-// ingress IP ip (nil: the fake's "<nil>"), the balancers existing are
-// there already (see Balancer), and err, when not nil, fails every
-// load-balancer call (the fake's Err).
-func NewCloud(f *fixture.Fixture, ip net.IP, existing []fakecloud.Balancer, err error) *Cloud {
-	vip := corev1.LoadBalancerIPModeVIP
-	c := &Cloud{Cloud: &fakecloud.Cloud{ExternalIP: ip, BalancerIPMode: &vip, Err: err}, f: f}
+// ingress IP ip (nil: the fake's "<nil>") with the IP mode mode (nil:
+// none), the balancers existing are there already (see Balancer), and
+// err, when not nil, fails every load-balancer call (the fake's Err).
+func NewCloud(f *fixture.Fixture, ip net.IP, mode *corev1.LoadBalancerIPMode, existing []fakecloud.Balancer, err error) *Cloud {
+	c := &Cloud{Cloud: &fakecloud.Cloud{ExternalIP: ip, BalancerIPMode: mode, Err: err}, f: f}
 	c.Region = "us-central"
 	c.Balancers = map[string]fakecloud.Balancer{}
 	for _, b := range existing {

@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
-	servicehelper "k8s.io/cloud-provider/service/helpers"
 	fakecloud "k8s.io/cloud-provider/fake"
+	servicehelper "k8s.io/cloud-provider/service/helpers"
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
@@ -339,6 +339,20 @@ func rows() []fixture.Row {
 		WantActions: []actions.Action{patch(tcp, addFinalizer)},
 		WantEvents:  []fixture.Event{ensuring(tcp), syncFailed(tcp)},
 		WantErr:     fixture.ErrorIs(ErrUnavailable),
+	}, {
+		// A cloud that gives no IP mode (fake.Cloud's default): the
+		// server defaults the ingress's ipMode to VIP, the controller
+		// compares the cloud's status with the stored one as they are
+		// (servicehelper.LoadBalancerStatusEqual), so every later sync
+		// patches the status again, a write that changes nothing (the
+		// idempotency check lists it as redundant).
+		Name:        "a cloud that gives no IP mode",
+		Options:     []fixture.Option{IPMode.Set(nil)},
+		Objects:     []runtime.Object{tcp, node1},
+		Key:         "default/basic-service1",
+		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantActions: []actions.Action{patch(tcp, addFinalizer), patch(tcp, `{"status":{"loadBalancer":{"ingress":[{"ip":"`+ip+`","ports":[{"port":80,"protocol":"TCP"}]}]}}}`)},
+		WantEvents:  []fixture.Event{ensuring(tcp), ensured(tcp)},
 	}, {
 		// A cloud without an external IP: fake.Cloud's ExternalIP is nil
 		// and its load balancer's ingress IP "<nil>" (net.IP(nil).String()),

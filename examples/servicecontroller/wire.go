@@ -11,6 +11,7 @@ import (
 	"k8s.io/cloud-provider/controllers/service"
 	fakecloud "k8s.io/cloud-provider/fake"
 	"k8s.io/component-base/featuregate"
+	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/examples/servicecontroller/internal/reach"
 	"github.com/ctrltest/ctrltest/fixture"
@@ -25,6 +26,9 @@ var (
 	// ExternalIP is the ingress IP the fake cloud gives load balancers;
 	// nil is the fake's own default, which it renders "<nil>".
 	ExternalIP = fixture.NewParam("external IP", net.ParseIP("203.0.113.10"))
+	// IPMode is the ingress IP mode the fake cloud gives load balancers:
+	// VIP, as kube-apiserver defaults it (nil is the fake's own default).
+	IPMode = fixture.NewParam("ingress IP mode", ptr.To(corev1.LoadBalancerIPModeVIP))
 	// Existing are the load balancers the cloud holds before the sync
 	// (upstream's lbExists; see Balancer).
 	Existing = fixture.NewParam[[]fakecloud.Balancer]("existing load balancers", nil)
@@ -46,7 +50,7 @@ var (
 // is shut down (a Service key's sync never uses it).
 func Wire(f *fixture.Fixture) fixture.SyncFunc[string] {
 	t, inf := f.T(), f.KubeInformers()
-	cloud := NewCloud(f, ExternalIP.Get(f), Existing.Get(f), CloudErr.Get(f))
+	cloud := NewCloud(f, ExternalIP.Get(f), IPMode.Get(f), Existing.Get(f), CloudErr.Get(f))
 	c, err := service.New(cloud, f.Kube(), inf.Core().V1().Services(), inf.Core().V1().Nodes(), ClusterName, featuregate.NewFeatureGate())
 	if err != nil {
 		t.Fatal(err)

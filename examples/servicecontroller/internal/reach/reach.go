@@ -78,7 +78,7 @@ func Sync(c *service.Controller) func(ctx context.Context, key string) error {
 // methods are the linked methods and the signatures their source must
 // declare, for the test.
 var methods = []struct {
-	fn                     any
+	fn                      any
 	name, recv, method, sig string
 }{
 	{syncService, "k8s.io/cloud-provider/controllers/service.(*Controller).syncService", "*Controller", "syncService", "func(context.Context, string) error"},
