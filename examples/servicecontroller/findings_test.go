@@ -5,7 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	fakecloud "k8s.io/cloud-provider/fake"
+
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/kube"
 )
 
 // knownDamage is a stale-cache sweep finding a row declares: the lag,
@@ -75,4 +79,27 @@ func TestInvalidKey(t *testing.T) {
 	if err := sync(f.Context(), "invalid/key/string"); err == nil || err.Error() != want {
 		t.Errorf("sync of %q: %v; want %s", "invalid/key/string", err, want)
 	}
+}
+
+// TestNodeRetry shows what the node rows' HandlesFault declares: when the
+// cloud fails to update a load balancer's hosts, the node sync returns nil
+// and puts the Service's key back on the Service queue.
+func TestNodeRetry(t *testing.T) {
+	s0 := newService("s0", corev1.ServiceTypeLoadBalancer, withFinalizer, ingress(ip))
+	f := fixture.New(t, kube.Server(), fixture.WithObjects(s0, node1), Synced.Set([]*corev1.Service{s0}),
+		Existing.Set([]fakecloud.Balancer{Balancer(s0)}), CloudErr.Set(ErrUnavailable))
+	res := fixture.Sync(f, NodeSync(f, build(f)), "node-1")
+	want := []fixture.Call{update("default/s0", "[node-1]"), get("default/s0")}
+	if res.Err != nil || !slices.Equal(callStrings(res.Calls), callStrings(want)) ||
+		len(res.Enqueued) != 1 || res.Enqueued[0].Queue != "" || res.Enqueued[0].Op != "add" || res.Enqueued[0].Key != "default/s0" {
+		t.Errorf("node sync with a failing cloud: want no error, the calls %v and the Service's key added to the Service queue; got\n%s", want, res)
+	}
+}
+
+func callStrings(calls []fixture.Call) []string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.String()
+	}
+	return out
 }

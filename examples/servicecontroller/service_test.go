@@ -142,11 +142,91 @@ func Table() fixture.Table[string] {
 	return fixture.Table[string]{
 		Wire:    Wire,
 		Options: []fixture.Option{kube.Server()},
-		Rows:    rows(),
+		Rows:    append(rows(), nodeRows()...),
 	}
 }
 
 func TestServiceController(t *testing.T) { Table().Run(t) }
+
+func node(name string, tweaks ...func(*corev1.Node)) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	for _, tw := range tweaks {
+		tw(n)
+	}
+	return n
+}
+
+func update(key, nodes string) fixture.Call {
+	return fixture.Call{Service: "cloud", Method: "UpdateLoadBalancer", Args: key + " " + nodes}
+}
+
+// nodeRows are the rows of the Node queue (Queue: NodeQueue): a Node's key
+// syncs the hosts of every load balancer the controller made before
+// (Synced), with one worker (upstream's rows use several; the calls then
+// come in any order, which a row could not expect).
+func nodeRows() []fixture.Row {
+	node2, node3 := node("node-2"), node("node-3")
+	excluded := node("node-2", func(n *corev1.Node) { n.Labels = map[string]string{corev1.LabelNodeExcludeBalancers: "true"} })
+	tainted := node("node-3", func(n *corev1.Node) {
+		n.Spec.Taints = []corev1.Taint{{Key: "ToBeDeletedByClusterAutoscaler", Effect: corev1.TaintEffectNoSchedule}}
+	})
+	s0 := newService("s0", corev1.ServiceTypeLoadBalancer, withFinalizer, ingress(ip))
+	s1 := newService("s1", corev1.ServiceTypeNodePort)
+	s2 := newService("s2", corev1.ServiceTypeClusterIP)
+	synced := func(svcs ...*corev1.Service) fixture.Option { return Synced.Set(svcs) }
+	existing := Existing.Set([]fakecloud.Balancer{Balancer(s0, node1)})
+	updated := ev(s0, "UpdatedLoadBalancer", "Updated load balancer with new hosts")
+	// The fault sweep fails the UpdateLoadBalancer call; the node sync
+	// returns nil, as upstream's does on purpose: it puts the Service's
+	// key back on the Service queue (processNextNodeItem), whose sync
+	// ensures the load balancer with the nodes of the moment. The sweep
+	// judges the sync's own error and calls, not a retry through another
+	// queue, so the rows declare it (TestNodeRetry shows the re-queue).
+	requeued := func(w actions.Action, err error) bool { return w.Verb == "" && errors.Is(err, ErrUnavailable) }
+	return []fixture.Row{{
+		// TestUpdateNodesInExternalLoadBalancer "Services does have an
+		// external load balancer: one call should be made."
+		Name:         "nodes: a Service with a load balancer gets one update",
+		Queue:        NodeQueue,
+		Options:      []fixture.Option{synced(s0), existing},
+		Objects:      []runtime.Object{s0, node1, node2, node3},
+		Key:          "node-1",
+		WantCalls:    []fixture.Call{update("default/s0", "[node-1 node-2 node-3]")},
+		WantEvents:   []fixture.Event{updated},
+		HandlesFault: requeued,
+	}, {
+		// TestUpdateNodesInExternalLoadBalancer "Services do not have
+		// external load balancers: no calls should be made."
+		Name:    "nodes: Services without load balancers get no call",
+		Queue:   NodeQueue,
+		Options: []fixture.Option{synced(s1, s2)},
+		Objects: []runtime.Object{s1, s2, node1, node2},
+		Key:     "node-1",
+	}, {
+		// TestUpdateNodesInExternalLoadBalancer "Two services have an
+		// external load balancer and two don't", with one of them.
+		Name:         "nodes: only the Service with a load balancer gets an update",
+		Queue:        NodeQueue,
+		Options:      []fixture.Option{synced(s0, s1, s2), existing},
+		Objects:      []runtime.Object{s0, s1, s2, node1, node2},
+		Key:          "node-2",
+		WantCalls:    []fixture.Call{update("default/s0", "[node-1 node-2]")},
+		WantEvents:   []fixture.Event{updated},
+		HandlesFault: requeued,
+	}, {
+		// TestNodeChangesForStableNodeSetEnabled "1 node gets excluded"
+		// and "1 node gets tainted with ToBeDeletedByClusterAutoscaler":
+		// neither is a host of the load balancer.
+		Name:         "nodes: excluded and tainted nodes are not hosts",
+		Queue:        NodeQueue,
+		Options:      []fixture.Option{synced(s0), existing},
+		Objects:      []runtime.Object{s0, node1, excluded, tainted},
+		Key:          "node-2",
+		WantCalls:    []fixture.Call{update("default/s0", "[node-1]")},
+		WantEvents:   []fixture.Event{updated},
+		HandlesFault: requeued,
+	}}
+}
 
 func rows() []fixture.Row {
 	clusterIP := newService("no-external-balancer", corev1.ServiceTypeClusterIP)

@@ -1,6 +1,7 @@
 package servicecontroller
 
 import (
+	"context"
 	"net"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,11 @@ import (
 
 // ClusterName is the cluster name the controller is built with.
 const ClusterName = "test-cluster"
+
+// NodeQueue names the controller's queue of Node keys (fixture.QueueNamed):
+// a row with Queue: NodeQueue syncs a Node key with the controller's node
+// sync. The Service queue is the fixture's unnamed Queue.
+const NodeQueue = "nodes"
 
 // The row parameters: the fake cloud's state and the controller's memory,
 // set in a row's Options (fixture.Param), read by Wire.
@@ -45,10 +51,18 @@ var (
 // (service.New, on the fixture's kube clientset and its Service and Node
 // informers) with the row's fake cloud, and returns its sync method
 // (syncService). What its Run would add is added here: the event
-// broadcaster and recorder (recording to the fixture's clientset). The
-// Service queue New made is swapped for the fixture's spy; the Node queue
-// is shut down (a Service key's sync never uses it).
+// broadcaster and recorder (recording to the fixture's clientset), and
+// the node worker's sync (syncNodes) as the handler of the Node queue.
+// Both queues New made are swapped for the fixture's spies.
 func Wire(f *fixture.Fixture) fixture.SyncFunc[string] {
+	c := build(f)
+	fixture.Handle(f, NodeQueue, NodeSync(f, c))
+	return reach.Sync(c)
+}
+
+// build builds the controller on f, as Wire says, with the fixture's
+// spies in place of its queues.
+func build(f *fixture.Fixture) *service.Controller {
 	t, inf := f.T(), f.KubeInformers()
 	cloud := NewCloud(f, ExternalIP.Get(f), IPMode.Get(f), Existing.Get(f), CloudErr.Get(f))
 	c, err := service.New(cloud, f.Kube(), inf.Core().V1().Services(), inf.Core().V1().Nodes(), ClusterName, featuregate.NewFeatureGate())
@@ -64,11 +78,28 @@ func Wire(f *fixture.Fixture) fixture.SyncFunc[string] {
 	q := reach.ServiceQueue.Of(t, c)
 	(*q).ShutDown()
 	*q = fixture.Queue[string](f)
-	(*reach.NodeQueue.Of(t, c)).ShutDown()
+	q = reach.NodeQueue.Of(t, c)
+	(*q).ShutDown()
+	*q = fixture.QueueNamed[string](f, NodeQueue)
 
 	for _, svc := range Synced.Get(f) {
 		key, _ := cache.MetaNamespaceKeyFunc(svc)
 		reach.Cached(t, c, key, svc.DeepCopy())
 	}
-	return reach.Sync(c)
+	return c
+}
+
+// NodeSync is the sync handler of c's Node queue: what its node worker
+// does for a key (processNextNodeItem), with one worker so that the
+// calls come in the order of the controller's cache: syncNodes, then the
+// Services whose load balancer failed to take the nodes go back on the
+// Service queue (f's Queue).
+func NodeSync(f *fixture.Fixture, c *service.Controller) fixture.SyncFunc[string] {
+	services, syncNodes := fixture.Queue[string](f), reach.SyncNodes(c)
+	return func(ctx context.Context, _ string) error {
+		for _, key := range syncNodes(ctx, 1).List() {
+			services.Add(key)
+		}
+		return nil
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe" // and go:linkname
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/cloud-provider/controllers/service"
@@ -75,6 +76,17 @@ func Sync(c *service.Controller) func(ctx context.Context, key string) error {
 	return func(ctx context.Context, key string) error { return syncService(c, ctx, key) }
 }
 
+//go:linkname syncNodes k8s.io/cloud-provider/controllers/service.(*Controller).syncNodes
+func syncNodes(c *service.Controller, ctx context.Context, workers int) sets.String
+
+// SyncNodes returns c's syncNodes method, what its node worker runs for
+// each key of the Node queue: it updates the hosts of the load balancer
+// of every Service the controller synced before, with workers goroutines,
+// and returns the keys of the Services to retry.
+func SyncNodes(c *service.Controller) func(ctx context.Context, workers int) sets.String {
+	return func(ctx context.Context, workers int) sets.String { return syncNodes(c, ctx, workers) }
+}
+
 // methods are the linked methods and the signatures their source must
 // declare, for the test.
 var methods = []struct {
@@ -82,6 +94,7 @@ var methods = []struct {
 	name, recv, method, sig string
 }{
 	{syncService, "k8s.io/cloud-provider/controllers/service.(*Controller).syncService", "*Controller", "syncService", "func(context.Context, string) error"},
+	{syncNodes, "k8s.io/cloud-provider/controllers/service.(*Controller).syncNodes", "*Controller", "syncNodes", "func(context.Context, int) sets.String"},
 }
 
 // Cached puts svc into c's cache of synced Services under key, as a sync
