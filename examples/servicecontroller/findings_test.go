@@ -103,3 +103,19 @@ func callStrings(calls []fixture.Call) []string {
 	}
 	return out
 }
+
+// TestNilIPWithoutServer: without kube.Server() the row "a cloud without
+// an external IP" passes silently, as upstream's rows do (their fake cloud
+// has no ExternalIP either): the store accepts the ingress IP "<nil>".
+// The table's row, on kube.Server(), gets kube-apiserver's 422.
+func TestNilIPWithoutServer(t *testing.T) {
+	svc := newService("basic-service1", corev1.ServiceTypeLoadBalancer)
+	f := fixture.New(t, fixture.WithObjects(svc, node1), ExternalIP.Set(nil))
+	if res := fixture.Sync(f, Wire(f), "default/basic-service1"); res.Err != nil {
+		t.Errorf("without kube.Server(): %v; want the status with ip \"<nil>\" accepted", res.Err)
+	}
+	got := f.Object(svc).(*corev1.Service).Status.LoadBalancer.Ingress
+	if len(got) != 1 || got[0].IP != "<nil>" {
+		t.Errorf("without kube.Server() the ingress is %+v; want ip \"<nil>\"", got)
+	}
+}
