@@ -216,10 +216,11 @@ func nodeRows() []fixture.Row {
 	}, {
 		// TestNodeChangesForStableNodeSetEnabled "1 node gets excluded"
 		// and "1 node gets tainted with ToBeDeletedByClusterAutoscaler":
-		// neither is a host of the load balancer.
-		Name:         "nodes: excluded and tainted nodes are not hosts",
-		Queue:        NodeQueue,
-		Options:      []fixture.Option{synced(s0), existing},
+		// neither is a host of the load balancer any more.
+		Name:  "nodes: excluded and tainted nodes are not hosts",
+		Queue: NodeQueue,
+		Options: []fixture.Option{synced(s0),
+			Existing.Set([]fakecloud.Balancer{Balancer(s0, node1, node2, node3)})},
 		Objects:      []runtime.Object{s0, node1, excluded, tainted},
 		Key:          "node-2",
 		WantCalls:    []fixture.Call{update("default/s0", "[node-1]")},
