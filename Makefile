@@ -15,9 +15,8 @@ BENCHTIME ?= 1x
 # kube (kube-apiserver's rules for built-in types, k8s.io/kubernetes), parity (its tests skip until hack/parity-binaries.sh has built a
 # kube-apiserver), ctrlruntime (requires controller-runtime),
 # ctrlruntime/examples/parity (the ctrlruntime examples' parity tests, so
-# that ctrlruntime does not require parity), examples/legacyscheme,
-# examples/kcm and examples/servicecontroller (k8s.io/kubernetes;
-# k8s.io/cloud-provider for the last). A new module is added here, in one
+# that ctrlruntime does not require parity), examples/legacyscheme and
+# examples/kcm (k8s.io/kubernetes). A new module is added here, in one
 # place: vet, lint, test-all, verify-go-line and mod-download loop
 # over this list (and to QUICK_MODULES or API_MODULES when it belongs
 # there).
