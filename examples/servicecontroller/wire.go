@@ -97,7 +97,7 @@ func build(f *fixture.Fixture) *service.Controller {
 func NodeSync(f *fixture.Fixture, c *service.Controller) fixture.SyncFunc[string] {
 	services, syncNodes := fixture.Queue[string](f), reach.SyncNodes(c)
 	return func(ctx context.Context, _ string) error {
-		for _, key := range syncNodes(ctx, 1).List() {
+		for _, key := range syncNodes(ctx, 1) {
 			services.Add(key)
 		}
 		return nil

@@ -77,14 +77,15 @@ func Sync(c *service.Controller) func(ctx context.Context, key string) error {
 }
 
 //go:linkname syncNodes k8s.io/cloud-provider/controllers/service.(*Controller).syncNodes
+//lint:ignore SA1019 the declaration must be upstream's, which returns a sets.String
 func syncNodes(c *service.Controller, ctx context.Context, workers int) sets.String
 
 // SyncNodes returns c's syncNodes method, what its node worker runs for
 // each key of the Node queue: it updates the hosts of the load balancer
 // of every Service the controller synced before, with workers goroutines,
-// and returns the keys of the Services to retry.
-func SyncNodes(c *service.Controller) func(ctx context.Context, workers int) sets.String {
-	return func(ctx context.Context, workers int) sets.String { return syncNodes(c, ctx, workers) }
+// and returns the keys of the Services to retry, sorted.
+func SyncNodes(c *service.Controller) func(ctx context.Context, workers int) []string {
+	return func(ctx context.Context, workers int) []string { return syncNodes(c, ctx, workers).List() }
 }
 
 // methods are the linked methods and the signatures their source must

@@ -24,10 +24,10 @@ func TestFieldsAreWhereTheyWere(t *testing.T) {
 	}
 }
 
-// TestMethodsAreWhatTheyWere fails, naming the method, when the
-// go:linkname'd sync method is linked to another symbol or its signature
-// in the upstream source is not the one declared here (the linker binds
-// by name: a changed signature would be called with the wrong arguments).
+// TestMethodsAreWhatTheyWere fails, naming the method, when a linked
+// method (go:linkname) is linked to another symbol or its signature in the
+// upstream source is not the one declared here (the linker binds by name:
+// a changed signature would be called with the wrong arguments).
 func TestMethodsAreWhatTheyWere(t *testing.T) {
 	for _, m := range methods {
 		fn := runtime.FuncForPC(reflect.ValueOf(m.fn).Pointer())
