@@ -76,8 +76,11 @@
 //     Services with load balancers, the calls come in the order of a map.
 //   - Beyond upstream: a Service deleted and re-created under its name
 //     (the old load balancer deleted, a new one ensured), the cloud
-//     failing EnsureLoadBalancer, a cloud without an external IP, and a
-//     cloud that gives no IP mode.
+//     failing EnsureLoadBalancer, implementing it elsewhere
+//     (cloudprovider.ImplementedElsewhere: the sync succeeds without a
+//     status) and asking to be called later (api.RetryError, returned
+//     wrapped so that the worker can re-queue after its delay), a cloud
+//     without an external IP, and a cloud that gives no IP mode.
 //
 // Not ported: the pure functions' tests (TestNeedsCleanup,
 // TestNeedsUpdate, TestNodesNotEqual, the node predicates,

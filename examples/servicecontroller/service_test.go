@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/api"
 	fakecloud "k8s.io/cloud-provider/fake"
 	servicehelper "k8s.io/cloud-provider/service/helpers"
 	"k8s.io/utils/ptr"
@@ -134,6 +136,10 @@ func syncFailed(svc *corev1.Service) fixture.Event {
 }
 
 const ip = "203.0.113.10"
+
+// retryLater is a cloud's answer that asks the controller to call it
+// again in 30 seconds.
+var retryLater = api.NewRetryError("load balancer not ready", 30*time.Second)
 
 // Table is the service controller's table: upstream's scenarios, every
 // default check on, kube-apiserver's defaulting and validation on seeds
@@ -420,6 +426,30 @@ func rows() []fixture.Row {
 		WantActions: []actions.Action{patch(tcp, addFinalizer)},
 		WantEvents:  []fixture.Event{ensuring(tcp), syncFailed(tcp)},
 		WantErr:     fixture.ErrorIs(ErrUnavailable),
+	}, {
+		// The cloud says another controller implements its load
+		// balancers (cloudprovider.ImplementedElsewhere): the controller
+		// keeps its finalizer, writes no status and succeeds.
+		Name:        "a cloud whose load balancers are implemented elsewhere",
+		Options:     []fixture.Option{CloudErr.Set(cloudprovider.ImplementedElsewhere)},
+		Objects:     []runtime.Object{tcp, node1},
+		Key:         "default/basic-service1",
+		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantActions: []actions.Action{patch(tcp, addFinalizer)},
+		WantEvents:  []fixture.Event{ensuring(tcp)},
+	}, {
+		// The cloud asks to be called again later (api.RetryError): the
+		// sync returns it wrapped with %w, so that the controller's worker
+		// re-queues the key after RetryAfter rather than with its rate
+		// limiter (processNextServiceItem, which the row does not run).
+		Name:        "a cloud that asks to retry later",
+		Options:     []fixture.Option{CloudErr.Set(retryLater)},
+		Objects:     []runtime.Object{tcp, node1},
+		Key:         "default/basic-service1",
+		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantActions: []actions.Action{patch(tcp, addFinalizer)},
+		WantEvents:  []fixture.Event{ensuring(tcp), syncFailed(tcp)},
+		WantErr:     fixture.ErrorIs(retryLater),
 	}, {
 		// A cloud that gives no IP mode (fake.Cloud's default): the
 		// server defaults the ingress's ipMode to VIP, the controller
