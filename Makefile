@@ -20,7 +20,7 @@ BENCHTIME ?= 1x
 # place: vet, lint, test-all, verify-go-line and mod-download loop
 # over this list (and to QUICK_MODULES or API_MODULES when it belongs
 # there).
-MODULES       := crd kube examples/legacyscheme examples/kcm parity ctrlruntime ctrlruntime/examples/parity
+MODULES       := crd kube examples/legacyscheme examples/kcm examples/servicecontroller parity ctrlruntime ctrlruntime/examples/parity
 # QUICK_MODULES are the modules that `make test` vets and tests besides the
 # core module: what a contributor needs on a fresh machine, in minutes.
 QUICK_MODULES := crd
