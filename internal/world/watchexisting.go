@@ -30,21 +30,23 @@ func kindOf(table *resources.Table, gvr schema.GroupVersionResource) schema.Grou
 // sends the objects written since (clientgo.Watch); 1.35's gives none, so
 // an informer's watch after its list would start from no resourceVersion
 // and get every object again. Where the tracker leaves it empty, the
-// world's list says the newest resourceVersion the world has given (the
-// server model's revision, or on bare fakes the newest of the resource's
-// objects), so that the watch after it sends what was written since, as on
-// 1.36.
+// world's list says the newest resourceVersion of the resource's objects
+// (in every namespace): every object the list holds is at or before it,
+// every later write after it (the server model gives resourceVersions in
+// write order), so the watch after the list sends what was written since,
+// as on 1.36. (Not the model's revision: the model lists its store under
+// its lock.)
 
 // versionLists makes the clientset's tracker stamp its lists (see above),
 // on a client-go whose tracker does not, and answers the watches the fake
 // would answer with clientgo.Watch; its tracker, serveTracker and the
 // model's store are otherwise unchanged.
-func (cs *clientset) versionLists(w *World) {
+func (cs *clientset) versionLists() {
 	if clientgo.TrackerSendsExisting() {
 		return
 	}
 	wrap := func(t clienttesting.ObjectTracker) clienttesting.ObjectTracker {
-		return &versionedLists{ObjectTracker: t, revision: w.backend.revision}
+		return &versionedLists{ObjectTracker: t}
 	}
 	// The world's own wrappers keep their type (seedTracker and the
 	// reactors made on them look for it): what they wrap is versioned.
@@ -79,7 +81,6 @@ func (cs *clientset) unserved(action clienttesting.Action) (bool, runtime.Object
 // versionedLists is a tracker whose lists have a resourceVersion.
 type versionedLists struct {
 	clienttesting.ObjectTracker
-	revision func() int64
 }
 
 func (t *versionedLists) List(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts ...metav1.ListOptions) (runtime.Object, error) {
@@ -91,20 +92,18 @@ func (t *versionedLists) List(gvr schema.GroupVersionResource, gvk schema.GroupV
 	if err != nil || lm.GetResourceVersion() != "" {
 		return list, nil
 	}
-	rv := t.revision()
-	if rv == 0 { // bare fakes: the newest of the resource's objects
-		all := list
-		if ns != "" {
-			if all, err = t.ObjectTracker.List(gvr, gvk, ""); err != nil {
-				return list, nil
-			}
+	all := list
+	if ns != "" {
+		if all, err = t.ObjectTracker.List(gvr, gvk, ""); err != nil {
+			return list, nil
 		}
-		items, _ := meta.ExtractList(all)
-		for _, item := range items {
-			if m, err := meta.Accessor(item); err == nil {
-				if n, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil && n > rv {
-					rv = n
-				}
+	}
+	items, _ := meta.ExtractList(all)
+	var rv int64
+	for _, item := range items {
+		if m, err := meta.Accessor(item); err == nil {
+			if n, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil && n > rv {
+				rv = n
 			}
 		}
 	}
