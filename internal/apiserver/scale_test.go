@@ -325,7 +325,7 @@ func TestScaleUpdateThatChangesNothing(t *testing.T) {
 		ss := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "a", ManagedFields: []metav1.ManagedFieldsEntry{{
 			Manager: "fuzz", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1",
 			Time:       ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 123456789, time.UTC))),
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`),
+			FieldsType: "FieldsV1", FieldsV1: newFieldsV1(`{"f:spec":{"f:replicas":{}}}`),
 		}}}, Spec: appsv1.StatefulSetSpec{
 			Replicas: ptr.To[int32](1),
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},

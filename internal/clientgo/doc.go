@@ -9,6 +9,13 @@
 // the wrong memory, and this package's tests fail, naming the field, so the
 // upgrade is noticed here and not in a user's test.
 //
+// It is also where ctrltest makes the supported client-go minors behave
+// alike where client-go's own behaviour differs (hack/minors.txt): Watch
+// gives a tracker's watch the existing objects 1.36's tracker sends and
+// 1.35's does not (TrackerSendsExisting probes which this build has), and
+// AwaitSynced waits on a channel where client-go has one (1.36) and polls
+// otherwise. Its tests run on every supported minor (make test-minors).
+//
 // It starts no goroutine, and holds no state but a cache of where each
-// field it reads is in each type.
+// field it reads is in each type and what the probe found.
 package clientgo

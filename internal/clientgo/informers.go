@@ -19,6 +19,7 @@ var (
 	mutexType               = reflect.TypeFor[sync.Mutex]()
 	sharedIndexInformerType = reflect.TypeFor[cache.SharedIndexInformer]()
 	informersMapType        = reflect.TypeFor[map[reflect.Type]cache.SharedIndexInformer]()
+	startedMapType          = reflect.TypeFor[map[reflect.Type]bool]()
 	listerWatcherType       = reflect.TypeFor[cache.ListerWatcher]()
 )
 
@@ -195,6 +196,35 @@ func FactoryInformers(factory any) (map[reflect.Type]cache.SharedIndexInformer, 
 	mu.Lock()
 	defer mu.Unlock()
 	return maps.Clone(*(*map[reflect.Type]cache.SharedIndexInformer)(unsafe.Pointer(m.UnsafeAddr()))), true
+}
+
+// StartedInformers returns the informers of a generated informer factory
+// that its Start has started (those its WaitForCacheSync waits for), by
+// the Go type of their objects. Every factory that client-go and
+// k8s.io/code-generator make keeps them in a map field "startedInformers"
+// (map[reflect.Type]bool) beside "informers", guarded by "lock"; ok is
+// false for a factory that does not.
+func StartedInformers(factory any) (map[reflect.Type]cache.SharedIndexInformer, bool) {
+	v := reflect.ValueOf(factory)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	s := v.Elem()
+	m, started, lock := field(s, "informers"), field(s, "startedInformers"), field(s, "lock")
+	if !m.IsValid() || m.Type() != informersMapType || !started.IsValid() || started.Type() != startedMapType || !lock.IsValid() || lock.Type() != mutexType {
+		return nil, false
+	}
+	mu := (*sync.Mutex)(unsafe.Pointer(lock.UnsafeAddr()))
+	mu.Lock()
+	defer mu.Unlock()
+	all := *(*map[reflect.Type]cache.SharedIndexInformer)(unsafe.Pointer(m.UnsafeAddr()))
+	out := map[reflect.Type]cache.SharedIndexInformer{}
+	for typ := range *(*map[reflect.Type]bool)(unsafe.Pointer(started.UnsafeAddr())) {
+		if inf, ok := all[typ]; ok {
+			out[typ] = inf
+		}
+	}
+	return out, true
 }
 
 // Order sorts listeners by their position in seen, the order in which the

@@ -136,3 +136,32 @@ func TestAwaitSynced(t *testing.T) {
 		t.Errorf("the handler saw %q when AwaitSynced returned, want %q", added, want)
 	}
 }
+
+func TestStartedInformers(t *testing.T) {
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	pods := factory.Core().V1().Pods().Informer()
+	m, ok := StartedInformers(factory)
+	if !ok {
+		t.Fatal("StartedInformers: client-go's sharedInformerFactory no longer has startedInformers (map[reflect.Type]bool) beside informers, guarded by lock (sync.Mutex); read k8s.io/client-go/informers/factory.go")
+	}
+	if len(m) != 0 {
+		t.Errorf("before Start, %d informers started, want 0", len(m))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	defer cancel()
+	factory.Core().V1().ConfigMaps().Informer() // after Start: not started
+	m, _ = StartedInformers(factory)
+	if len(m) != 1 || m[reflect.TypeFor[*corev1.Pod]()] == nil || m[reflect.TypeFor[*corev1.Pod]()].GetIndexer() != pods.GetIndexer() {
+		t.Errorf("StartedInformers = %v, want the pods informer only", m)
+	}
+	wait, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	if !AwaitSynced(wait, pods) {
+		t.Error("AwaitSynced: the started informer did not sync within 10s")
+	}
+	if _, ok := StartedInformers(struct{}{}); ok {
+		t.Error("StartedInformers of a struct value reported ok")
+	}
+}

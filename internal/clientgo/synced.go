@@ -4,8 +4,6 @@ import (
 	"context"
 	"reflect"
 	"time"
-
-	"k8s.io/client-go/tools/cache"
 )
 
 // doneChecker is the part of client-go's cache.DoneChecker (1.36 and
@@ -14,12 +12,21 @@ type doneChecker interface {
 	Done() <-chan struct{}
 }
 
-// AwaitSynced waits until the handler of reg has processed its informer's
-// initial list, and reports false when ctx ends first. On client-go 1.36
-// and later it waits on the registration's HasSyncedChecker().Done(); on
-// 1.35, whose registrations have only HasSynced, it polls that every
-// millisecond. It starts no goroutine.
-func AwaitSynced(ctx context.Context, reg cache.ResourceEventHandlerRegistration) bool {
+// Synced is what reports that an initial list was processed: a handler's
+// registration (cache.ResourceEventHandlerRegistration) or an informer
+// (cache.SharedIndexInformer).
+type Synced interface {
+	HasSynced() bool
+}
+
+// AwaitSynced waits until reg has synced (the handler of a registration
+// has processed its informer's initial list; an informer has filled its
+// store from it), and reports false when ctx ends first. On client-go
+// 1.36 and later it waits on reg's HasSyncedChecker().Done(); on 1.35,
+// which has only HasSynced, it polls that every millisecond (client-go's
+// own cache.WaitForCacheSync, which 1.35's informer factories call, polls
+// every 100 milliseconds). It starts no goroutine.
+func AwaitSynced(ctx context.Context, reg Synced) bool {
 	if done := syncedChan(reg); done != nil {
 		select {
 		case <-done:
@@ -49,7 +56,7 @@ func AwaitSynced(ctx context.Context, reg cache.ResourceEventHandlerRegistration
 // such method (client-go 1.35). The method is looked up by a constant
 // name, which keeps the linker's dead-code elimination (see
 // internal/resources' verbs).
-func syncedChan(reg cache.ResourceEventHandlerRegistration) <-chan struct{} {
+func syncedChan(reg Synced) <-chan struct{} {
 	m := reflect.ValueOf(reg).MethodByName("HasSyncedChecker")
 	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
 		return nil

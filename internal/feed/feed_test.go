@@ -71,9 +71,7 @@ func TestListThenEvents(t *testing.T) {
 		}
 	}
 	check(t, log, "update a@1 -> a@3", "delete b@4")
-	if got := in.Informer.GetStore().(interface{ LastStoreSyncResourceVersion() string }).LastStoreSyncResourceVersion(); got != "4" {
-		t.Errorf("LastStoreSyncResourceVersion = %q, want 4", got)
-	}
+	checkLastSynced(t, in.Informer, "4", "4")
 }
 
 func TestRelistTellsDeletesThroughTombstones(t *testing.T) {
@@ -86,9 +84,7 @@ func TestRelistTellsDeletesThroughTombstones(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, log, "delete tombstone ns/b", "add c@5 list=false")
-	if got := in.Informer.GetStore().(interface{ LastStoreSyncResourceVersion() string }).LastStoreSyncResourceVersion(); got != "6" {
-		t.Errorf("LastStoreSyncResourceVersion = %q, want the relist's 6", got)
-	}
+	checkLastSynced(t, in.Informer, "6", "the relist's 6")
 }
 
 func TestKeepFollowsASelection(t *testing.T) {

@@ -30,7 +30,7 @@ import (
 // to 1.Newest, k8s.io/client-go v0.Oldest to v0.Newest): the first and last
 // rows of hack/minors.txt.
 const (
-	Oldest = 36
+	Oldest = 35
 	Newest = 37
 )
 

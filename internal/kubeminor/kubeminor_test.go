@@ -64,7 +64,7 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	// The message as a user on 1.38 would read it.
-	if got, want := Check("v0.38.0"), "this test binary is built with k8s.io/client-go v0.38.0 (Kubernetes 1.38); ctrltest supports Kubernetes 1.36 to 1.37 (k8s.io/client-go v0.36.x to v0.37.x)"; Oldest == 36 && Newest == 37 && (got == nil || !strings.HasPrefix(got.Error(), want)) {
+	if got, want := Check("v0.38.0"), "this test binary is built with k8s.io/client-go v0.38.0 (Kubernetes 1.38); ctrltest supports Kubernetes 1.35 to 1.37 (k8s.io/client-go v0.35.x to v0.37.x)"; Oldest == 35 && Newest == 37 && (got == nil || !strings.HasPrefix(got.Error(), want)) {
 		t.Errorf("Check(v0.38.0) = %v, want it to start %q", got, want)
 	}
 }
