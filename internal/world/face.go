@@ -82,7 +82,7 @@ func New(c Config) (*World, error) {
 	}
 	switch {
 	case c.Server != nil:
-		st, err := newServerState(w, c.Server)
+		st, err := newServerBackend(w, c.Server)
 		if err != nil {
 			return nil, err
 		}
