@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/ctrltest/ctrltest/internal/clientgo"
+	"github.com/ctrltest/ctrltest/internal/delivery"
 )
 
 // What the fixture asks of its world, in the order a test meets it: the
@@ -80,6 +81,7 @@ func New(c Config) (*World, error) {
 		onEvent:   c.OnEvent,
 		settle:    c.Settle,
 	}
+	w.feeds = delivery.New(deliveryHost{w})
 	switch {
 	case c.Server != nil:
 		st, err := newServerBackend(w, c.Server)
@@ -238,32 +240,15 @@ func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
 
 // HandlerCalling reports whether the world is calling an informer's event
 // handlers now (a work-queue record made then is the handler's).
-func (w *World) HandlerCalling() bool { return w.handlerCalls.Load() > 0 }
+func (w *World) HandlerCalling() bool { return w.feeds.HandlerCalling() }
 
 // HasHandlers reports whether an event handler is registered on an
 // informer the world feeds.
-func (w *World) HasHandlers() bool {
-	w.feedMu.Lock()
-	defer w.feedMu.Unlock()
-	for _, fi := range w.fedOrder {
-		if fi.Handlers() > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (w *World) HasHandlers() bool { return w.feeds.HasHandlers() }
 
 // HandlerCalls is the number of calls of an event handler the world has
 // made (one per handler and event) through the informers it feeds.
-func (w *World) HandlerCalls() int {
-	w.feedMu.Lock()
-	defer w.feedMu.Unlock()
-	n := 0
-	for _, fi := range w.fedOrder {
-		n += fi.Calls()
-	}
-	return n
-}
+func (w *World) HandlerCalls() int { return w.feeds.HandlerCalls() }
 
 // PrependReactor adds a reactor to every clientset that serves resource
 // (see fixture.Fixture.PrependReactor); it reports false when none does.

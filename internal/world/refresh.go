@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/internal/clientgo"
+	"github.com/ctrltest/ctrltest/internal/delivery"
 )
 
 // touch notes that gvr of cs holds objects the informers should mirror.
@@ -58,14 +59,6 @@ func (w *World) trackerObjects(gvr schema.GroupVersionResource, cs *clientset) (
 	return meta.ExtractList(list)
 }
 
-// dirtySet names the objects of one resource written since the last
-// Refresh; all means the whole resource (a delete-collection, a create
-// without a name).
-type dirtySet struct {
-	all  bool
-	keys map[string]bool
-}
-
 // markDirtyLocked notes a write for Refresh. The caller holds w.mu.
 func (w *World) markDirtyLocked(a actions.Action, gvr schema.GroupVersionResource) {
 	w.markWrittenLocked(a, gvr, true)
@@ -92,24 +85,7 @@ func (w *World) markWrittenLocked(a actions.Action, gvr schema.GroupVersionResou
 
 // noteWrite adds the object a writes to the set of gvr in sets.
 func noteWrite(sets map[schema.GroupVersionResource]*dirtySet, gvr schema.GroupVersionResource, a actions.Action) {
-	d := sets[gvr]
-	if d == nil {
-		d = &dirtySet{keys: map[string]bool{}}
-		sets[gvr] = d
-	}
-	if a.Verb == actions.VerbDeleteCollection || a.Name == "" {
-		d.all = true
-		return
-	}
-	d.keys[ObjectKey(a.Namespace, a.Name)] = true
-}
-
-// ObjectKey is a cache key: "namespace/name", or "name".
-func ObjectKey(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
+	delivery.NoteWrite(sets, gvr, a.Verb == actions.VerbDeleteCollection || a.Name == "", ObjectKey(a.Namespace, a.Name))
 }
 
 // takeDirty returns the writes not yet delivered (see markDirtyLocked) and
@@ -144,10 +120,10 @@ func (w *World) Refresh(startFactories func()) {
 	for gvr := range dirty {
 		written[gvr] = true
 	}
-	for _, c := range w.takeChanges() {
-		written[c.gvr] = true
+	for _, gvr := range w.feeds.TakeChanged() {
+		written[gvr] = true
 	}
-	gvrs := sortedResources(written)
+	gvrs := delivery.SortedResources(written)
 	for _, gvr := range gvrs {
 		w.mu.Lock()
 		cs := w.touched[gvr]
@@ -376,8 +352,8 @@ func (w *World) Digest() string {
 	}
 	parts := make([]part, 0, len(w.writtenKeys))
 	for gvr, d := range w.writtenKeys {
-		p := part{gvr: gvr, cs: w.touched[gvr], all: d.all}
-		for k := range d.keys {
+		p := part{gvr: gvr, cs: w.touched[gvr], all: d.All}
+		for k := range d.Keys {
 			p.keys = append(p.keys, k)
 		}
 		sort.Strings(p.keys)
