@@ -1,4 +1,4 @@
-package world
+package strict
 
 import (
 	"encoding/json"
@@ -43,7 +43,7 @@ var strictCases = []struct{ kind, object string }{
 	{"batch/v1 CronJob", `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"j"},"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"containers":[]}},"extra":{}}}}}`},
 }
 
-// fromUnstructuredStrict answers exactly as the validating converter:
+// FromUnstructured answers exactly as the validating converter:
 // the same object, the same error; and it takes the fast way for every
 // well-formed object of the table.
 func TestFromUnstructuredStrict(t *testing.T) {
@@ -61,7 +61,7 @@ func TestFromUnstructuredStrict(t *testing.T) {
 	}
 }
 
-// FuzzFromUnstructuredStrict feeds fromUnstructuredStrict any JSON object
+// FuzzFromUnstructuredStrict feeds FromUnstructured any JSON object
 // as any of a few kinds.
 func FuzzFromUnstructuredStrict(f *testing.F) {
 	for _, c := range strictCases {
@@ -94,14 +94,14 @@ func strictInput(kind string, object []byte) (map[string]any, schema.GroupVersio
 	return fixNumbers(u).(map[string]any), gv.WithKind(k), true
 }
 
-// checkStrict compares fromUnstructuredStrict with the validating
+// checkStrict compares FromUnstructured with the validating
 // converter on u, converted to gvk; it returns the converter's error.
 func checkStrict(t *testing.T, u map[string]any, gvk schema.GroupVersionKind) error {
 	t.Helper()
 	want, _ := scheme.Scheme.New(gvk)
 	got, _ := scheme.Scheme.New(gvk)
 	wantErr := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u, want, true)
-	gotErr := fromUnstructuredStrict(u, got)
+	gotErr := FromUnstructured(u, got)
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("%v %v: error %v, want %v", gvk, u, gotErr, wantErr)
 	}
