@@ -71,7 +71,7 @@ func TestLayers(t *testing.T) {
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources", "internal/server", "internal/clients", "internal/delivery", "internal/trackers", "internal/strict"},
 		"internal/strict":     {},
 		"internal/trackers":   {"internal/apiserver", "internal/clients", "internal/resources"},
-		"internal/delivery":   {"internal/feed"},
+		"internal/delivery":   {"internal/feed", "internal/clientgo"},
 		"internal/server":     {"actions", "internal/resources"},
 		"internal/clients":    {"internal/apiserver", "internal/resources"},
 		"internal/feed":       {"internal/clientgo"},

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"reflect"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -170,71 +167,15 @@ func (w *World) lateInformers() bool {
 // awaitInformer waits until a running informer's store holds objs.
 func (w *World) awaitInformer(gvr schema.GroupVersionResource, informer cache.SharedIndexInformer, objs []runtime.Object) {
 	w.t.Helper()
-	want := map[string]runtime.Object{}
-	for _, o := range objs {
-		key, err := cache.MetaNamespaceKeyFunc(o)
-		if err != nil {
-			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
-		}
-		want[key] = o
-	}
-	matches := func() bool {
-		store := informer.GetStore()
-		n := 0
-		for _, key := range store.ListKeys() {
-			if w.backend.owns(gvr, key) {
-				n++
-			}
-		}
-		if n != len(want) {
-			return false
-		}
-		for key, o := range want {
-			got, ok, _ := store.GetByKey(key)
-			if !ok || !reflect.DeepEqual(got, o) {
-				return false
-			}
-		}
-		return true
-	}
-	// The informer tells its handlers after it updated its store: check
-	// again on each event rather than polling.
-	changed := make(chan struct{}, 1)
-	signal := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { signal() },
-		UpdateFunc: func(any, any) { signal() },
-		DeleteFunc: func(any) { signal() },
-	})
-	if err != nil {
-		w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
-	}
-	defer func() { _ = informer.RemoveEventHandler(reg) }()
-	deadline := time.NewTimer(w.timeout)
-	defer deadline.Stop()
-	for !matches() {
-		select {
-		case <-changed:
-		case <-deadline.C:
-			w.t.Fatalf("fixture: the %v informer did not catch up with the tracker within %v", gvr, w.timeout)
-		case <-w.ctx.Done():
-			w.t.Fatalf("fixture: the test ended while refreshing %v", gvr)
-		}
+	owns := func(key string) bool { return w.backend.owns(gvr, key) }
+	if err := delivery.AwaitInformer(w.ctx, w.timeout, gvr, informer, objs, owns); err != nil {
+		w.t.Fatal(err)
 	}
 }
 
-// CacheCopy is a deep copy of an object in an informer's indexer, kept to
-// find out whether the controller changed the shared object.
-type CacheCopy struct {
-	gvr    schema.GroupVersionResource
-	shared runtime.Object
-	copy   runtime.Object
-}
+// CacheCopy is a deep copy of an object in an informer's indexer
+// (delivery.CacheCopy).
+type CacheCopy = delivery.CacheCopy
 
 // SnapshotCaches copies the objects of the indexers the controller reads
 // that a sync of a key in namespace can reach: the objects of that
@@ -274,50 +215,13 @@ func (w *World) IndexAll() {
 }
 
 // CacheMutations describes every snapshotted object the controller changed.
-func CacheMutations(snap []CacheCopy) []string {
-	var out []string
-	for _, c := range snap {
-		if reflect.DeepEqual(c.shared, c.copy) {
-			continue
-		}
-		key, _ := cache.MetaNamespaceKeyFunc(c.copy)
-		out = append(out, fmt.Sprintf("%s %s changed (-cached +now):\n%s", c.gvr.Resource, key,
-			cmp.Diff(c.copy, c.shared, cmp.Exporter(func(reflect.Type) bool { return true }))))
-	}
-	return out
-}
+func CacheMutations(snap []CacheCopy) []string { return delivery.CacheMutations(snap) }
 
-// snapshotIndexer adds to out copies of the objects of indexer (an
-// informer of gvr) that a sync of a key in namespace can reach, reusing
-// the copies of the last snapshot (w.copies) and noting them in copies.
+// snapshotIndexer adds to out copies of the objects of indexer (see
+// delivery.SnapshotIndexer), reusing the copies of the last snapshot
+// (w.copies).
 func (w *World) snapshotIndexer(gvr schema.GroupVersionResource, indexer cache.Indexer, namespaced bool, namespace string, copies map[runtime.Object]runtime.Object, out []CacheCopy) []CacheCopy {
-	var items []any
-	if namespaced && namespace != "" {
-		var err error
-		if items, err = indexer.ByIndex(cache.NamespaceIndex, namespace); err != nil {
-			items = nil
-			for _, item := range indexer.List() {
-				if m, err := meta.Accessor(item); err == nil && m.GetNamespace() == namespace {
-					items = append(items, item)
-				}
-			}
-		}
-	} else {
-		items = indexer.List()
-	}
-	for _, item := range items {
-		obj, ok := item.(runtime.Object)
-		if !ok {
-			continue
-		}
-		c, ok := w.copies[obj]
-		if !ok {
-			c = obj.DeepCopyObject()
-		}
-		copies[obj] = c
-		out = append(out, CacheCopy{gvr: gvr, shared: obj, copy: c})
-	}
-	return out
+	return delivery.SnapshotIndexer(gvr, indexer, namespaced, namespace, w.copies, copies, out)
 }
 
 // awaitHandlers waits until every event handler registered on informer
@@ -325,16 +229,11 @@ func (w *World) snapshotIndexer(gvr schema.GroupVersionResource, indexer cache.I
 // false when the handlers' registrations cannot be reached.
 func (w *World) awaitHandlers(ctx context.Context, informer cache.SharedIndexInformer, what string) bool {
 	w.t.Helper()
-	regs, ok := clientgo.Registrations(informer)
-	if !ok {
-		return false
+	reachable, err := delivery.AwaitHandlers(ctx, w.timeout, informer, what)
+	if err != nil {
+		w.t.Fatal(err)
 	}
-	for _, reg := range regs {
-		if !clientgo.AwaitSynced(ctx, reg) {
-			w.t.Fatalf("fixture: an event handler of %s did not process the informer's initial list within %v", what, w.timeout)
-		}
-	}
-	return true
+	return reachable
 }
 
 // Digest is a fingerprint of the stored world, without what changes
