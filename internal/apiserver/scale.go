@@ -23,17 +23,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ctrltest/ctrltest/internal/records"
 )
 
-// ScaleSubresource is a custom resource's scale subresource, as its CRD
-// declares it (spec.versions[].subresources.scale): the JSON paths of
-// the replicas it asks for, of those it has, and of its label selector
-// (a string, in the form a label selector query takes; "" for none).
-type ScaleSubresource struct {
-	SpecReplicasPath   string
-	StatusReplicasPath string
-	LabelSelectorPath  string
-}
+// ScaleSubresource is a scale subresource's JSON paths (records.ScalePaths).
+type ScaleSubresource = records.ScalePaths
 
 // builtinScale are the built-in resources with a scale subresource
 // (kube-apiserver's ScaleREST), by group and resource; RC is a
