@@ -72,7 +72,7 @@ func TestLayers(t *testing.T) {
 		"internal/records":    {},
 		"internal/strict":     {},
 		"internal/trackers":   {"internal/apiserver", "internal/clients", "internal/resources"},
-		"internal/delivery":   {"internal/feed", "internal/clientgo"},
+		"internal/delivery":   {"internal/feed", "internal/clientgo", "internal/apiserver"},
 		"internal/server":     {"actions", "internal/resources"},
 		"internal/clients":    {"internal/apiserver", "internal/resources"},
 		"internal/feed":       {"internal/clientgo"},

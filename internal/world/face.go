@@ -422,7 +422,7 @@ func (w *World) ComparesWorlds() bool { return w.backend.traits().comparesWorlds
 // Cleanup stops the informers and removes what the fixture left in the
 // world.
 func (w *World) Cleanup() {
-	w.probes.stop()
+	w.probes.Stop()
 	for _, cs := range w.clientsets {
 		cs.factory.Shutdown()
 	}

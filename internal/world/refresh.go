@@ -137,7 +137,7 @@ func (w *World) Refresh(startFactories func()) {
 		if err != nil {
 			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
 		}
-		w.awaitInformer(gvr, informer, scope.filter(objs))
+		w.awaitInformer(gvr, informer, scope.Filter(objs))
 	}
 	w.refreshSources(gvrs)
 }
