@@ -32,6 +32,8 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ctrltest/ctrltest/internal/encoded"
 )
 
 // Store is where the model keeps one resource's objects: client-go's
@@ -639,7 +641,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
 	serverForm(r, obj)
 	keepManagedFieldsTimes(obj, om, old, oldMeta)
-	if equal(obj, old) {
+	if encoded.Equal(obj, old) {
 		return old, false, nil
 	}
 	// An update that removes the last finalizer of an object being
@@ -683,7 +685,7 @@ func keepManagedFieldsTimes(obj runtime.Object, om metav1.Object, old runtime.Ob
 		return
 	}
 	om.SetManagedFields(kept)
-	if !equal(obj, old) {
+	if !encoded.Equal(obj, old) {
 		om.SetManagedFields(mf)
 	}
 }
@@ -1016,7 +1018,7 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		zero := int64(0)
 		om.SetDeletionGracePeriodSeconds(&zero)
-		if equal(obj, old) { // deleting again changes nothing
+		if encoded.Equal(obj, old) { // deleting again changes nothing
 			return old, false, nil
 		}
 		return m.store(r, ns, obj)
