@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/internal/apiserver"
 	"github.com/ctrltest/ctrltest/internal/clients"
+	"github.com/ctrltest/ctrltest/internal/delivery"
 	"github.com/ctrltest/ctrltest/internal/resources"
 )
 
@@ -28,9 +29,9 @@ type otherClients struct {
 	clientsOnce           sync.Once
 	others                *clients.Clients
 	dynamicInformersOnce  sync.Once
-	dynamicInformers      *sourceFactory
+	dynamicInformers      *delivery.SourceFactory
 	metadataInformersOnce sync.Once
-	metadataInformers     *sourceFactory
+	metadataInformers     *delivery.SourceFactory
 }
 
 // clients returns the world's other clients.

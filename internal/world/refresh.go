@@ -154,9 +154,9 @@ func (w *World) lateInformers() bool {
 			}
 		}
 	}
-	for _, src := range w.informerSources() {
-		for _, si := range src.informers(false) {
-			if !si.informer.HasSynced() && !si.informer.IsStopped() {
+	for _, src := range w.sources.All() {
+		for _, si := range src.Informers(false) {
+			if !si.Informer.HasSynced() && !si.Informer.IsStopped() {
 				return true
 			}
 		}
