@@ -147,7 +147,10 @@ func (r *Resource) strategy() strategy {
 	if r.Custom {
 		return customStrategy
 	}
-	return builtin[r.GVR.GroupResource()]
+	if b := r.builtinOf(); b != nil {
+		return b.strategy
+	}
+	return strategy{}
 }
 
 // Model is one world's API server: it answers the write requests of every
@@ -1057,28 +1060,16 @@ func lostPrecondition(r *Resource, ns, name, stored string) error {
 		storageKey(r, ns, name), stored))
 }
 
-// specialPrefixes are kube-apiserver's etcd prefixes of the built-in
-// resources not stored under their own name
-// (k8s.io/kubernetes/pkg/kubeapiserver.SpecialDefaultResourcePrefixes).
-var specialPrefixes = map[schema.GroupResource]string{
-	{Resource: "replicationcontrollers"}:                "controllers",
-	{Resource: "endpoints"}:                             "services/endpoints",
-	{Resource: "nodes"}:                                 "minions",
-	{Resource: "services"}:                              "services/specs",
-	{Group: "extensions", Resource: "ingresses"}:        "ingress",
-	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
-}
-
 // storageKey is the etcd key kube-apiserver stores an object under (with
 // its default --etcd-prefix, /registry): a custom resource's under its
 // group and plural, a built-in one's under its resource's prefix.
 func storageKey(r *Resource, ns, name string) string {
 	prefix := r.GVR.Resource
-	switch p, ok := specialPrefixes[r.GVR.GroupResource()]; {
+	switch b := r.builtinOf(); {
 	case r.Custom:
 		prefix = r.GVR.Group + "/" + r.GVR.Resource
-	case ok:
-		prefix = p
+	case b != nil && b.prefix != "":
+		prefix = b.prefix
 	}
 	if r.Namespaced {
 		return "/registry/" + prefix + "/" + ns + "/" + name

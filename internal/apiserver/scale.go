@@ -30,18 +30,6 @@ import (
 // ScaleSubresource is a scale subresource's JSON paths (records.ScalePaths).
 type ScaleSubresource = records.ScalePaths
 
-// builtinScale are the built-in resources with a scale subresource
-// (kube-apiserver's ScaleREST), by group and resource; RC is a
-// ReplicationController, whose selector is a map.
-var builtinScale = map[schema.GroupResource]bool{
-	{Group: "apps", Resource: "deployments"}:        true,
-	{Group: "apps", Resource: "replicasets"}:        true,
-	{Group: "apps", Resource: "statefulsets"}:       true,
-	{Group: "extensions", Resource: "deployments"}:  true,
-	{Group: "extensions", Resource: "replicasets"}:  true,
-	{Group: "", Resource: "replicationcontrollers"}: true,
-}
-
 // scaleSubresource returns where r keeps what its scale shows; ok is
 // false when r has no scale subresource.
 func (r *Resource) scaleSubresource() (ScaleSubresource, bool) {
@@ -51,7 +39,7 @@ func (r *Resource) scaleSubresource() (ScaleSubresource, bool) {
 		}
 		return *r.Scale, true
 	}
-	if !builtinScale[r.GVR.GroupResource()] {
+	if b := r.builtinOf(); b == nil || !b.scale {
 		return ScaleSubresource{}, false
 	}
 	return ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"}, true
