@@ -1,6 +1,7 @@
 package world
 
 import (
+	"fmt"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -41,39 +42,45 @@ func (w *World) clients() *clients.Clients {
 }
 
 // Dynamic is fixture.Fixture.Dynamic.
-func (w *World) Dynamic() dynamic.Interface {
+func (w *World) Dynamic() (dynamic.Interface, error) {
 	c, err := w.clients().Dynamic()
 	if err != nil {
-		w.t.Helper()
-		w.t.Fatalf("fixture.Dynamic: %v", err)
+		return nil, fmt.Errorf("fixture.Dynamic: %v", err)
 	}
-	return c
+	return c, nil
 }
 
 // DynamicInformers is fixture.Fixture.DynamicInformers.
-func (w *World) DynamicInformers() dynamicinformer.DynamicSharedInformerFactory {
+func (w *World) DynamicInformers() (dynamicinformer.DynamicSharedInformerFactory, error) {
+	dyn, err := w.Dynamic()
+	if err != nil {
+		return nil, err
+	}
 	w.dynamicInformersOnce.Do(func() {
-		w.dynamicInformers = w.newSource("dynamic", dynamicinformer.NewDynamicSharedInformerFactory(w.Dynamic(), w.factoryResync()), w.unstructuredOf)
+		w.dynamicInformers = w.newSource("dynamic", dynamicinformer.NewDynamicSharedInformerFactory(dyn, w.factoryResync()), w.unstructuredOf)
 	})
-	return w.dynamicInformers
+	return w.dynamicInformers, nil
 }
 
 // MetadataInformers is fixture.Fixture.MetadataInformers.
-func (w *World) MetadataInformers() metadatainformer.SharedInformerFactory {
+func (w *World) MetadataInformers() (metadatainformer.SharedInformerFactory, error) {
+	md, err := w.Metadata()
+	if err != nil {
+		return nil, err
+	}
 	w.metadataInformersOnce.Do(func() {
-		w.metadataInformers = w.newSource("metadata", metadatainformer.NewSharedInformerFactory(w.Metadata(), w.factoryResync()), clients.Metadata)
+		w.metadataInformers = w.newSource("metadata", metadatainformer.NewSharedInformerFactory(md, w.factoryResync()), clients.Metadata)
 	})
-	return w.metadataInformers
+	return w.metadataInformers, nil
 }
 
 // Metadata is fixture.Fixture.Metadata.
-func (w *World) Metadata() metadata.Interface {
+func (w *World) Metadata() (metadata.Interface, error) {
 	c, err := w.clients().Metadata()
 	if err != nil {
-		w.t.Helper()
-		w.t.Fatalf("fixture.Metadata: %v", err)
+		return nil, fmt.Errorf("fixture.Metadata: %v", err)
 	}
-	return c
+	return c, nil
 }
 
 // Discovery is fixture.Fixture.Discovery.

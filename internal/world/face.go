@@ -167,20 +167,23 @@ func (w *World) factoryResync() time.Duration {
 	return fedResync
 }
 
-// Seeds returns the seed objects, typed (Seed has run).
-func (w *World) Seeds() []runtime.Object {
-	w.seedWorld()
-	return append([]runtime.Object(nil), w.objects...)
+// Seeds returns the seed objects, typed (seeding them first).
+func (w *World) Seeds() ([]runtime.Object, error) {
+	if err := w.seedWorld(); err != nil {
+		return nil, err
+	}
+	return append([]runtime.Object(nil), w.objects...), nil
 }
 
 // Start is the world's part of fixture.Start: the indexers filled (or the
 // trackers seeded, for informers that run), once. It reports whether the
 // informers must be started now (informer mode, on the first call).
-func (w *World) Start() (startInformers bool) {
-	w.t.Helper()
-	w.seedWorld()
+func (w *World) Start() (startInformers bool, err error) {
+	if err := w.seedWorld(); err != nil {
+		return false, err
+	}
 	if !w.startedInformers.CompareAndSwap(false, true) {
-		return false
+		return false, nil
 	}
 	for _, cs := range w.clientsets {
 		var err error
@@ -190,11 +193,13 @@ func (w *World) Start() (startInformers bool) {
 			err = w.index(cs)
 		}
 		if err != nil {
-			w.t.Fatal(err)
+			return false, err
 		}
 	}
-	w.indexSources()
-	return w.informers
+	if err := w.indexSources(); err != nil {
+		return false, err
+	}
+	return w.informers, nil
 }
 
 // StartInformers starts every informer factory's informers that are not
@@ -217,8 +222,7 @@ func (w *World) ForgetRequests() {
 // AwaitEveryHandler waits until every event handler registered on the
 // running informers has processed its initial list; it reports false when
 // some handler's registration cannot be reached.
-func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
-	w.t.Helper()
+func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool, err error) {
 	reachable = true
 	for _, cs := range w.clientsets {
 		informers, ok := clientgo.FactoryInformers(cs.factory)
@@ -227,15 +231,15 @@ func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
 			continue
 		}
 		for typ, inf := range informers {
-			if !w.awaitHandlers(ctx, inf, fmt.Sprintf("the %v informer", typ)) {
-				reachable = false
+			r, err := delivery.AwaitHandlers(ctx, w.timeout, inf, fmt.Sprintf("the %v informer", typ))
+			if err != nil {
+				return false, err
 			}
+			reachable = reachable && r
 		}
 	}
-	if !w.awaitSources(ctx) {
-		reachable = false
-	}
-	return reachable
+	r, err := w.awaitSources(ctx)
+	return reachable && r, err
 }
 
 // HandlerCalling reports whether the world is calling an informer's event
@@ -402,7 +406,7 @@ func (w *World) All() ([]runtime.Object, error) {
 
 // WorldKey maps a work-queue key of the test to the world's (a real
 // server's namespaces differ).
-func (w *World) WorldKey(key string) string { return w.backend.worldKey(key) }
+func (w *World) WorldKey(key string) (string, error) { return w.backend.worldKey(key) }
 
 // ViewError returns an error of the world as the test names things.
 func (w *World) ViewError(err error) error { return w.backend.viewError(err) }
@@ -421,11 +425,11 @@ func (w *World) ComparesWorlds() bool { return w.backend.traits().comparesWorlds
 
 // Cleanup stops the informers and removes what the fixture left in the
 // world.
-func (w *World) Cleanup() {
+func (w *World) Cleanup() error {
 	w.probes.Stop()
 	for _, cs := range w.clientsets {
 		cs.factory.Shutdown()
 	}
 	w.shutdownSources()
-	w.backend.cleanup()
+	return w.backend.cleanup()
 }

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -97,14 +96,14 @@ func (w *World) takeDirty() map[schema.GroupVersionResource]*dirtySet {
 
 // Refresh is Refresh after Start; startFactories starts informers asked
 // for since (informer mode).
-func (w *World) Refresh(startFactories func()) {
-	w.t.Helper()
+func (w *World) Refresh(startFactories func()) error {
 	w.settleOthers()
 	dirty := w.takeDirty()
-	w.IndexAll()
+	if err := w.IndexAll(); err != nil {
+		return err
+	}
 	if !w.informers {
-		w.deliver(dirty)
-		return
+		return w.deliver(dirty)
 	}
 	// An informer asked for since the start is started now, as a
 	// controller's Run would start it: never a wait for an informer that
@@ -131,21 +130,22 @@ func (w *World) Refresh(startFactories func()) {
 		}
 		scope, err := w.scopeOf(cs, gvr, informer) // what the informer lists
 		if err != nil {
-			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+			return fmt.Errorf("fixture: refreshing %v: %v", gvr, err)
 		}
 		objs, err := w.trackerObjects(gvr, cs)
 		if err != nil {
-			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+			return fmt.Errorf("fixture: refreshing %v: %v", gvr, err)
 		}
-		w.awaitInformer(gvr, informer, scope.Filter(objs))
+		if err := w.awaitInformer(gvr, informer, scope.Filter(objs)); err != nil {
+			return err
+		}
 	}
-	w.refreshSources(gvrs)
+	return w.refreshSources(gvrs)
 }
 
 // lateInformers reports whether an informer was asked for since the
 // informers were started (informer mode) and does not run yet.
 func (w *World) lateInformers() bool {
-	w.t.Helper()
 	for _, cs := range w.clientsets {
 		requested, _ := clientgo.FactoryInformers(cs.factory)
 		for _, inf := range requested {
@@ -165,12 +165,9 @@ func (w *World) lateInformers() bool {
 }
 
 // awaitInformer waits until a running informer's store holds objs.
-func (w *World) awaitInformer(gvr schema.GroupVersionResource, informer cache.SharedIndexInformer, objs []runtime.Object) {
-	w.t.Helper()
+func (w *World) awaitInformer(gvr schema.GroupVersionResource, informer cache.SharedIndexInformer, objs []runtime.Object) error {
 	owns := func(key string) bool { return w.backend.owns(gvr, key) }
-	if err := delivery.AwaitInformer(w.ctx, w.timeout, gvr, informer, objs, owns); err != nil {
-		w.t.Fatal(err)
-	}
+	return delivery.AwaitInformer(w.ctx, w.timeout, gvr, informer, objs, owns)
 }
 
 // CacheCopy is a deep copy of an object in an informer's indexer
@@ -204,14 +201,13 @@ func (w *World) SnapshotCaches(namespace string) []CacheCopy {
 
 // IndexAll fills the indexers of informers the controller asked for since
 // the last call (see index).
-func (w *World) IndexAll() {
-	w.t.Helper()
+func (w *World) IndexAll() error {
 	for _, cs := range w.clientsets {
 		if err := w.index(cs); err != nil {
-			w.t.Fatal(err)
+			return err
 		}
 	}
-	w.indexSources()
+	return w.indexSources()
 }
 
 // CacheMutations describes every snapshotted object the controller changed.
@@ -224,24 +220,12 @@ func (w *World) snapshotIndexer(gvr schema.GroupVersionResource, indexer cache.I
 	return delivery.SnapshotIndexer(gvr, indexer, namespaced, namespace, w.copies, copies, out)
 }
 
-// awaitHandlers waits until every event handler registered on informer
-// (named by what in a failure) has processed its initial list; it reports
-// false when the handlers' registrations cannot be reached.
-func (w *World) awaitHandlers(ctx context.Context, informer cache.SharedIndexInformer, what string) bool {
-	w.t.Helper()
-	reachable, err := delivery.AwaitHandlers(ctx, w.timeout, informer, what)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return reachable
-}
-
 // Digest is a fingerprint of the stored world, without what changes
 // on every write (resourceVersion, managed fields). It covers the objects
 // written since the world was seeded (the whole resource after a
 // delete-collection or a create without a name): the others are the same
 // in every world a row compares.
-func (w *World) Digest() string {
+func (w *World) Digest() (string, error) {
 	w.mu.Lock()
 	type part struct {
 		gvr  schema.GroupVersionResource
@@ -289,7 +273,7 @@ func (w *World) Digest() string {
 		if p.all {
 			objs, err := w.trackerObjects(p.gvr, p.cs)
 			if err != nil {
-				w.t.Fatalf("fixture: %v", err)
+				return "", fmt.Errorf("fixture: %v", err)
 			}
 			for _, obj := range w.sortedView(objs) {
 				m, _ := meta.Accessor(obj)
@@ -303,7 +287,7 @@ func (w *World) Digest() string {
 				ns, name = "", key
 			}
 			if err := p.cs.track(p.gvr, ns, false); err != nil {
-				w.t.Fatalf("fixture: %v", err)
+				return "", fmt.Errorf("fixture: %v", err)
 			}
 			obj, err := p.cs.store.Get(p.gvr, ns, name)
 			if err != nil {
@@ -312,5 +296,5 @@ func (w *World) Digest() string {
 			write(key, obj)
 		}
 	}
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -56,38 +57,17 @@ func (s *serverBackend) newClientset(p Parts) (*clientset, error) {
 	}, nil
 }
 
-func (s *serverBackend) seed(seeds []seed) {
-	s.w.t.Helper()
+func (s *serverBackend) seed(seeds []seed) error {
 	out := make([]server.Seed, len(seeds))
 	for i, sd := range seeds {
 		out[i] = server.Seed{Index: sd.index, Obj: sd.obj, Meta: sd.meta, Info: sd.in}
 	}
-	if err := s.b.Seed(out); err != nil {
-		s.w.t.Fatal(err)
-	}
+	return s.b.Seed(out)
 }
 
-func (s *serverBackend) worldKey(key string) string {
-	s.w.t.Helper()
-	k, err := s.b.WorldKey(key)
-	if err != nil {
-		s.w.t.Fatal(err)
-	}
-	return k
-}
-
-func (s *serverBackend) awaitSeeds(ctx context.Context) {
-	s.w.t.Helper()
-	if err := s.b.AwaitSeeds(ctx); err != nil {
-		s.w.t.Fatal(err)
-	}
-}
-
-func (s *serverBackend) cleanup() {
-	if err := s.b.Cleanup(); err != nil {
-		s.w.t.Logf("%v", err)
-	}
-}
+func (s *serverBackend) worldKey(key string) (string, error)  { return s.b.WorldKey(key) }
+func (s *serverBackend) awaitSeeds(ctx context.Context) error { return s.b.AwaitSeeds(ctx) }
+func (s *serverBackend) cleanup() error                       { return s.b.Cleanup() }
 
 func (s *serverBackend) worldName(in *resources.Info, ns, name string) (string, string) {
 	return s.b.WorldName(in, ns, name)
@@ -223,18 +203,17 @@ func (w *World) sortedView(objs []runtime.Object) []runtime.Object {
 
 // AwaitCaches waits until the started informers synced and, on a server,
 // until they hold the seed objects as the seeding left them (awaitSeeds).
-func (w *World) AwaitCaches() {
-	w.t.Helper()
+func (w *World) AwaitCaches() error {
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout)
 	defer cancel()
 	for _, cs := range w.clientsets {
 		for typ, ok := range cs.factory.WaitForCacheSync(ctx.Done()) {
 			if !ok {
-				w.t.Fatalf("fixture: the informer for %v did not sync within %v", typ, w.timeout)
+				return fmt.Errorf("fixture: the informer for %v did not sync within %v", typ, w.timeout)
 			}
 		}
 	}
-	w.backend.awaitSeeds(ctx)
+	return w.backend.awaitSeeds(ctx)
 }
 
 // seed is one seed object with what Start learnt about it.

@@ -16,9 +16,9 @@ func TestStartedInformer(t *testing.T) {
 	if _, ok := cs.startedInformer(deploymentsGVR); ok {
 		t.Errorf("an informer that is not started yet counts as started")
 	}
-	if w.Start() {
+	if mustStart(t, w) {
 		w.StartInformers(t.Context().Done())
-		w.AwaitCaches()
+		must(t, w.AwaitCaches())
 	}
 	inf, ok := cs.startedInformer(deploymentsGVR)
 	if !ok || len(inf.GetStore().ListKeys()) != 1 {
