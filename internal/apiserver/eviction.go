@@ -67,7 +67,7 @@ func evictionDryRun(a clienttesting.CreateActionImpl) bool {
 // (graceful for a pod bound to a node). dry: the request is a dry run
 // (r's store is the dry one already).
 func (m *Model) evict(r *Resource, ns string, a clienttesting.CreateActionImpl, dry bool) (runtime.Object, bool, error) {
-	if r.GVR.Group != "" || r.GVR.Resource != "pods" {
+	if b := r.builtinOf(); b == nil || !b.eviction {
 		return nil, false, noSubresource(r, a)
 	}
 	eviction, err := evictionOf(a.GetObject())

@@ -194,11 +194,9 @@ func statefulSetBetaLabels(version string) *fieldLabels {
 	}
 }
 
-// builtinFieldLabels are the kinds with a field-label conversion function
-// of their own, by GroupVersionKind; every other built-in kind has
-// defaultFieldLabels.
-var builtinFieldLabels = map[schema.GroupVersionKind]*fieldLabels{
-	{Version: "v1", Kind: "Pod"}: {
+// The field-label conversions of single kinds (see builtins).
+var (
+	podLabels = &fieldLabels{
 		labels: map[string]string{
 			"metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace",
 			"spec.nodeName": "spec.nodeName", "spec.restartPolicy": "spec.restartPolicy",
@@ -219,58 +217,38 @@ var builtinFieldLabels = map[schema.GroupVersionKind]*fieldLabels{
 			"status.podIP":             firstPodIP,
 			"status.nominatedNodeName": str("status", "nominatedNodeName"),
 		},
-	},
-	{Version: "v1", Kind: "Node"}: {
+	}
+	nodeLabels = &fieldLabels{
 		labels: same("metadata.name", "spec.unschedulable"),
 		refuse: notSupported,
 		values: map[string]func(map[string]any) string{"spec.unschedulable": boolean("spec", "unschedulable")},
-	},
-	{Version: "v1", Kind: "ReplicationController"}: {
+	}
+	replicationControllerLabels = &fieldLabels{
 		labels: same("metadata.name", "metadata.namespace", "status.replicas"),
 		refuse: notSupported,
 		values: map[string]func(map[string]any) string{"status.replicas": integer("status", "replicas")},
-	},
-	{Version: "v1", Kind: "Event"}: coreEventLabels,
-	{Version: "v1", Kind: "Namespace"}: {
+	}
+	namespaceLabels = &fieldLabels{
 		labels: same("status.phase", "metadata.name"),
 		refuse: notSupported,
 		values: map[string]func(map[string]any) string{"status.phase": str("status", "phase")},
-	},
-	{Version: "v1", Kind: "Secret"}: {
+	}
+	secretLabels = &fieldLabels{
 		labels: same("type", "metadata.namespace", "metadata.name"),
 		refuse: notSupported,
 		values: map[string]func(map[string]any) string{"type": str("type")},
-	},
-	{Version: "v1", Kind: "Service"}: {
+	}
+	serviceLabels = &fieldLabels{
 		labels: same("metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type"),
 		refuse: notSupported,
 		values: map[string]func(map[string]any) string{
 			"spec.clusterIP": str("spec", "clusterIP"),
 			"spec.type":      str("spec", "type"),
 		},
-	},
-	{Group: "batch", Version: "v1", Kind: "Job"}: {
+	}
+	jobLabels = &fieldLabels{
 		labels: same("metadata.name", "metadata.namespace", "status.successful"),
 		refuse: func(label string) error { return fmt.Errorf("field label %q not supported for Job", label) },
 		values: statusSuccessful,
-	},
-	{Group: "batch", Version: "v1beta1", Kind: "Job"}:         batchV1beta1Labels("Job"),
-	{Group: "batch", Version: "v1beta1", Kind: "JobTemplate"}: batchV1beta1Labels("JobTemplate"),
-	{Group: "batch", Version: "v1beta1", Kind: "CronJob"}:     batchV1beta1Labels("CronJob"),
-	{Group: "apps", Version: "v1beta1", Kind: "StatefulSet"}:  statefulSetBetaLabels("v1beta1"),
-	{Group: "apps", Version: "v1beta2", Kind: "StatefulSet"}:  statefulSetBetaLabels("v1beta2"),
-
-	{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest"}:      signerLabels,
-	{Group: "certificates.k8s.io", Version: "v1beta1", Kind: "CertificateSigningRequest"}: signerLabels,
-	{Group: "certificates.k8s.io", Version: "v1", Kind: "ClusterTrustBundle"}:             signerLabels,
-	{Group: "certificates.k8s.io", Version: "v1beta1", Kind: "ClusterTrustBundle"}:        signerLabels,
-	{Group: "certificates.k8s.io", Version: "v1alpha1", Kind: "ClusterTrustBundle"}:       signerLabels,
-	{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequest"}:          podCertificateRequestLabels,
-	{Group: "certificates.k8s.io", Version: "v1beta1", Kind: "PodCertificateRequest"}:     podCertificateRequestLabels,
-	{Group: "certificates.k8s.io", Version: "v1alpha1", Kind: "PodCertificateRequest"}:    podCertificateRequestLabels,
-	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceSlice"}:                      resourceSliceLabels(schema.GroupVersion{Group: "resource.k8s.io", Version: "v1"}),
-	{Group: "resource.k8s.io", Version: "v1beta1", Kind: "ResourceSlice"}:                 resourceSliceLabels(schema.GroupVersion{Group: "resource.k8s.io", Version: "v1beta1"}),
-	{Group: "resource.k8s.io", Version: "v1beta2", Kind: "ResourceSlice"}:                 resourceSliceLabels(schema.GroupVersion{Group: "resource.k8s.io", Version: "v1beta2"}),
-	{Group: "events.k8s.io", Version: "v1", Kind: "Event"}:                                eventsEventLabels,
-	{Group: "events.k8s.io", Version: "v1beta1", Kind: "Event"}:                           eventsEventLabels,
-}
+	}
+)

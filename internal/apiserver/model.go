@@ -32,6 +32,8 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ctrltest/ctrltest/internal/encoded"
 )
 
 // Store is where the model keeps one resource's objects: client-go's
@@ -145,7 +147,10 @@ func (r *Resource) strategy() strategy {
 	if r.Custom {
 		return customStrategy
 	}
-	return builtin[r.GVR.GroupResource()]
+	if b := r.builtinOf(); b != nil {
+		return b.strategy
+	}
+	return strategy{}
 }
 
 // Model is one world's API server: it answers the write requests of every
@@ -639,7 +644,7 @@ func (m *Model) update(r *Resource, ns, sub string, obj runtime.Object, w write)
 	om.SetResourceVersion(oldMeta.GetResourceVersion())
 	serverForm(r, obj)
 	keepManagedFieldsTimes(obj, om, old, oldMeta)
-	if equal(obj, old) {
+	if encoded.Equal(obj, old) {
 		return old, false, nil
 	}
 	// An update that removes the last finalizer of an object being
@@ -683,7 +688,7 @@ func keepManagedFieldsTimes(obj runtime.Object, om metav1.Object, old runtime.Ob
 		return
 	}
 	om.SetManagedFields(kept)
-	if !equal(obj, old) {
+	if !encoded.Equal(obj, old) {
 		om.SetManagedFields(mf)
 	}
 }
@@ -1016,7 +1021,7 @@ func (m *Model) delete(r *Resource, ns, name string, opts metav1.DeleteOptions) 
 		}
 		zero := int64(0)
 		om.SetDeletionGracePeriodSeconds(&zero)
-		if equal(obj, old) { // deleting again changes nothing
+		if encoded.Equal(obj, old) { // deleting again changes nothing
 			return old, false, nil
 		}
 		return m.store(r, ns, obj)
@@ -1055,28 +1060,16 @@ func lostPrecondition(r *Resource, ns, name, stored string) error {
 		storageKey(r, ns, name), stored))
 }
 
-// specialPrefixes are kube-apiserver's etcd prefixes of the built-in
-// resources not stored under their own name
-// (k8s.io/kubernetes/pkg/kubeapiserver.SpecialDefaultResourcePrefixes).
-var specialPrefixes = map[schema.GroupResource]string{
-	{Resource: "replicationcontrollers"}:                "controllers",
-	{Resource: "endpoints"}:                             "services/endpoints",
-	{Resource: "nodes"}:                                 "minions",
-	{Resource: "services"}:                              "services/specs",
-	{Group: "extensions", Resource: "ingresses"}:        "ingress",
-	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
-}
-
 // storageKey is the etcd key kube-apiserver stores an object under (with
 // its default --etcd-prefix, /registry): a custom resource's under its
 // group and plural, a built-in one's under its resource's prefix.
 func storageKey(r *Resource, ns, name string) string {
 	prefix := r.GVR.Resource
-	switch p, ok := specialPrefixes[r.GVR.GroupResource()]; {
+	switch b := r.builtinOf(); {
 	case r.Custom:
 		prefix = r.GVR.Group + "/" + r.GVR.Resource
-	case ok:
-		prefix = p
+	case b != nil && b.prefix != "":
+		prefix = b.prefix
 	}
 	if r.Namespaced {
 		return "/registry/" + prefix + "/" + ns + "/" + name

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ctrltest/ctrltest/internal/encoded"
 )
 
 // Namespaces as kube-apiserver's namespace registry keeps them
@@ -87,7 +89,7 @@ func (m *Model) finalizeNamespace(r *Resource, a clienttesting.UpdateActionImpl)
 	}
 	ns := old.DeepCopy()
 	ns.Spec.Finalizers = append([]corev1.FinalizerName(nil), sent.Spec.Finalizers...)
-	if equal(ns, old) {
+	if encoded.Equal(ns, old) {
 		return old, false, nil
 	}
 	if ns.DeletionTimestamp != nil && len(ns.Spec.Finalizers) == 0 && len(ns.Finalizers) == 0 {

@@ -23,29 +23,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ctrltest/ctrltest/internal/records"
 )
 
-// ScaleSubresource is a custom resource's scale subresource, as its CRD
-// declares it (spec.versions[].subresources.scale): the JSON paths of
-// the replicas it asks for, of those it has, and of its label selector
-// (a string, in the form a label selector query takes; "" for none).
-type ScaleSubresource struct {
-	SpecReplicasPath   string
-	StatusReplicasPath string
-	LabelSelectorPath  string
-}
-
-// builtinScale are the built-in resources with a scale subresource
-// (kube-apiserver's ScaleREST), by group and resource; RC is a
-// ReplicationController, whose selector is a map.
-var builtinScale = map[schema.GroupResource]bool{
-	{Group: "apps", Resource: "deployments"}:        true,
-	{Group: "apps", Resource: "replicasets"}:        true,
-	{Group: "apps", Resource: "statefulsets"}:       true,
-	{Group: "extensions", Resource: "deployments"}:  true,
-	{Group: "extensions", Resource: "replicasets"}:  true,
-	{Group: "", Resource: "replicationcontrollers"}: true,
-}
+// ScaleSubresource is a scale subresource's JSON paths (records.ScalePaths).
+type ScaleSubresource = records.ScalePaths
 
 // scaleSubresource returns where r keeps what its scale shows; ok is
 // false when r has no scale subresource.
@@ -56,7 +39,7 @@ func (r *Resource) scaleSubresource() (ScaleSubresource, bool) {
 		}
 		return *r.Scale, true
 	}
-	if !builtinScale[r.GVR.GroupResource()] {
+	if b := r.builtinOf(); b == nil || !b.scale {
 		return ScaleSubresource{}, false
 	}
 	return ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"}, true

@@ -125,8 +125,8 @@ func (r *Resource) fieldLabels() *fieldLabels {
 		}
 		return fl
 	}
-	if fl, ok := builtinFieldLabels[r.GVK]; ok {
-		return fl
+	if b := r.builtinOf(); b != nil && b.fieldLabels[r.GVK.Version] != nil {
+		return b.fieldLabels[r.GVK.Version]
 	}
 	return defaultFieldLabels
 }

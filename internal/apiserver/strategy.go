@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -112,62 +111,6 @@ const (
 	// adds a finalizer.
 	gcUnsupported
 )
-
-// builtin are the strategies of kube-apiserver v1.37's registry
-// (k8s.io/kubernetes/pkg/registry/<group>/<resource>/strategy.go) for the
-// resources whose generation or status rules differ from the default: no
-// generation, a /status write that resets only the spec. Every built-in
-// resource that tracks metadata.generation is listed.
-var builtin = map[schema.GroupResource]strategy{
-	{Group: "apps", Resource: "deployments"}:                              {generation: genSpecOrAnnotations, statusMeta: resetLabels},
-	{Group: "apps", Resource: "replicasets"}:                              {generation: genSpec},
-	{Group: "apps", Resource: "statefulsets"}:                             {generation: genSpec},
-	{Group: "apps", Resource: "daemonsets"}:                               {generation: genSpec, onCreate: daemonSetCreate, onUpdate: daemonSetUpdate, fieldsView: daemonSetFieldsView},
-	{Group: "batch", Resource: "jobs"}:                                    {generation: genSpec, onCreate: jobCreate, gc: gcOrphan},
-	{Group: "batch", Resource: "cronjobs"}:                                {generation: genSpec},
-	{Group: "", Resource: "pods"}:                                         {generation: genSpec, statusMeta: resetOwners, onCreate: podCreate, onUpdate: podUpdate},
-	{Group: "", Resource: "podtemplates"}:                                 {generation: genTemplate},
-	{Group: "", Resource: "replicationcontrollers"}:                       {generation: genSpec, gc: gcOrphan},
-	{Group: "", Resource: "events"}:                                       {gc: gcUnsupported, createOnUpdate: true},
-	{Group: "", Resource: "services"}:                                     {createOnUpdate: true},
-	{Group: "", Resource: "endpoints"}:                                    {createOnUpdate: true},
-	{Group: "", Resource: "limitranges"}:                                  {createOnUpdate: true},
-	{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               {createOnUpdate: true},
-	{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        {createOnUpdate: true},
-	{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        {createOnUpdate: true},
-	{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: {createOnUpdate: true},
-	{Group: "events.k8s.io", Resource: "events"}:                          {gc: gcUnsupported, createOnUpdate: true},
-	{Group: "", Resource: "namespaces"}:                                   {onCreate: namespaceCreate},
-	{Group: "", Resource: "nodes"}:                                        {keepStatusOnCreate: true, onCreate: nodeCreate},
-	{Group: "", Resource: "persistentvolumeclaims"}:                       {onCreate: persistentVolumeClaimCreate},
-	{Group: "", Resource: "persistentvolumes"}:                            {onCreate: persistentVolumeCreate, onUpdate: persistentVolumeUpdate},
-	{Group: "networking.k8s.io", Resource: "ingresses"}:                   {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "ingressclasses"}:              {generation: genSpec},
-	{Group: "networking.k8s.io", Resource: "networkpolicies"}:             {generation: genSpec},
-	{Group: "policy", Resource: "poddisruptionbudgets"}:                   {generation: genSpec, conditionalOnly: true},
-	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          {generation: genSpec},
-	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:             {generation: genCreateOnly},
-	{Group: "discovery.k8s.io", Resource: "endpointslices"}:               {generation: genNonMetadata},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:      {generation: genSpec, statusMeta: resetAllMeta},
-	// Strategies whose AllowUnconditionalUpdate is false, and nothing
-	// else the model needs.
-	{Group: "coordination.k8s.io", Resource: "leases"}:                                     {conditionalOnly: true, createOnUpdate: true},
-	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:                            {conditionalOnly: true, createOnUpdate: true},
-	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                                     {conditionalOnly: true, createOnUpdate: true},
-	{Group: "storage.k8s.io", Resource: "csidrivers"}:                                      {conditionalOnly: true},
-	{Group: "storage.k8s.io", Resource: "csinodes"}:                                        {conditionalOnly: true},
-	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:                            {conditionalOnly: true},
-	{Group: "storage.k8s.io", Resource: "volumeattachments"}:                               {conditionalOnly: true},
-	{Group: "certificates.k8s.io", Resource: "clustertrustbundles"}:                        {conditionalOnly: true},
-	{Group: "internal.apiserver.k8s.io", Resource: "storageversions"}:                      {conditionalOnly: true},
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:     {generation: genNonMetadata, conditionalOnly: true},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}:   {generation: genNonMetadata, conditionalOnly: true},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: {generation: genSpec, conditionalOnly: true},
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:         {generation: genSpec, conditionalOnly: true},
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}:   {generation: genSpec, conditionalOnly: true},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}:       {generation: genSpec, statusMeta: resetAllMeta},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       {generation: genSpec, statusMeta: resetAllMeta, conditionalOnly: true},
-}
 
 // customStrategy is the strategy of every custom resource
 // (k8s.io/apiextensions-apiserver/pkg/registry/customresource).

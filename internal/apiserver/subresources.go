@@ -22,14 +22,14 @@ type Subresource struct {
 }
 
 // Subresources returns the subresources other than status that the model
-// serves for r, by name: scale (the built-in workloads of builtinScale, a
+// serves for r, by name: scale (the built-in workloads whose record has scale, a
 // custom resource with a Resource.Scale) and a Pod's eviction. Their kinds
 // are those the registries' GroupVersionKind methods give (ScaleREST,
 // EvictionREST; apiextensions-apiserver's discovery for a custom
 // resource's Scale). It reads r's GVR, Custom and Scale only.
 func (r *Resource) Subresources() []Subresource {
 	var out []Subresource
-	if r.GVR.Group == "" && r.GVR.Version == "v1" && r.GVR.Resource == "pods" {
+	if b := r.builtinOf(); b != nil && b.eviction && r.GVR.Version == "v1" {
 		out = append(out, Subresource{Name: "eviction", GVK: schema.GroupVersionKind{Group: "policy", Version: "v1", Kind: "Eviction"}, Verbs: []string{"create"}})
 	}
 	if _, ok := r.scaleSubresource(); ok {

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"bytes"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -451,4 +452,16 @@ func revisionText(rv Revision) string {
 		return ""
 	}
 	return strconv.FormatInt(rv, 10)
+}
+
+// PanicStack trims the frames of the recovering code from a stack taken in
+// a deferred function, so that it starts where the panic was raised.
+func PanicStack(stack []byte) []byte {
+	lines := bytes.Split(stack, []byte("\n"))
+	for i, l := range lines {
+		if bytes.HasPrefix(l, []byte("panic(")) && i+2 < len(lines) {
+			return bytes.Join(append([][]byte{lines[0]}, lines[i+2:]...), []byte("\n"))
+		}
+	}
+	return stack
 }

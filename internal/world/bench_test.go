@@ -25,6 +25,6 @@ func BenchmarkStart(b *testing.B) {
 		f.Apps().V1().ReplicaSets().Informer()
 		f.Core().V1().Pods().Informer()
 		b.StartTimer()
-		w.Start()
+		mustStart(b, w)
 	}
 }

@@ -2,117 +2,162 @@ package world
 
 import (
 	"fmt"
+	"sync"
 
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/scale"
-	fakescale "k8s.io/client-go/scale/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/ctrltest/ctrltest/internal/apiserver"
+	"github.com/ctrltest/ctrltest/internal/clients"
+	"github.com/ctrltest/ctrltest/internal/delivery"
+	"github.com/ctrltest/ctrltest/internal/resources"
 )
 
-// The fixture's clients other than the registered clientsets, made on
-// first use (see dynamic.go, metadata.go, discovery.go, scale.go).
+// otherClients are the fixture's clients other than the registered
+// clientsets (internal/clients, on the world as its Host) and their
+// informer factories, made on first use.
+type otherClients struct {
+	clientsOnce           sync.Once
+	others                *clients.Clients
+	dynamicInformersOnce  sync.Once
+	dynamicInformers      *delivery.SourceFactory
+	metadataInformersOnce sync.Once
+	metadataInformers     *delivery.SourceFactory
+}
+
+// clients returns the world's other clients.
+func (w *World) clients() *clients.Clients {
+	w.clientsOnce.Do(func() { w.others = clients.New(clientsHost{w}) })
+	return w.others
+}
 
 // Dynamic is fixture.Fixture.Dynamic.
-func (w *World) Dynamic() dynamic.Interface {
-	w.dynamicOnce.Do(func() {
-		if w.backend.traits().fakeClients {
-			w.dynamicClient = &worldDynamic{w: w}
-			return
-		}
-		c, err := dynamic.NewForConfig(w.RESTConfig())
-		if err != nil {
-			w.t.Helper()
-			w.t.Fatalf("fixture.Dynamic: %v", err)
-		}
-		w.dynamicClient = c
-	})
-	return w.dynamicClient
+func (w *World) Dynamic() (dynamic.Interface, error) {
+	c, err := w.clients().Dynamic()
+	if err != nil {
+		return nil, fmt.Errorf("fixture.Dynamic: %v", err)
+	}
+	return c, nil
 }
 
 // DynamicInformers is fixture.Fixture.DynamicInformers.
-func (w *World) DynamicInformers() dynamicinformer.DynamicSharedInformerFactory {
+func (w *World) DynamicInformers() (dynamicinformer.DynamicSharedInformerFactory, error) {
+	dyn, err := w.Dynamic()
+	if err != nil {
+		return nil, err
+	}
 	w.dynamicInformersOnce.Do(func() {
-		w.dynamicInformers = w.newSource("dynamic", dynamicinformer.NewDynamicSharedInformerFactory(w.Dynamic(), w.factoryResync()), w.unstructuredOf)
+		w.dynamicInformers = w.newSource("dynamic", dynamicinformer.NewDynamicSharedInformerFactory(dyn, w.factoryResync()), w.unstructuredOf)
 	})
-	return w.dynamicInformers
+	return w.dynamicInformers, nil
 }
 
 // MetadataInformers is fixture.Fixture.MetadataInformers.
-func (w *World) MetadataInformers() metadatainformer.SharedInformerFactory {
+func (w *World) MetadataInformers() (metadatainformer.SharedInformerFactory, error) {
+	md, err := w.Metadata()
+	if err != nil {
+		return nil, err
+	}
 	w.metadataInformersOnce.Do(func() {
-		w.metadataInformers = w.newSource("metadata", metadatainformer.NewSharedInformerFactory(w.Metadata(), w.factoryResync()), w.metadataOf)
+		w.metadataInformers = w.newSource("metadata", metadatainformer.NewSharedInformerFactory(md, w.factoryResync()), clients.Metadata)
 	})
-	return w.metadataInformers
+	return w.metadataInformers, nil
 }
 
 // Metadata is fixture.Fixture.Metadata.
-func (w *World) Metadata() metadata.Interface {
-	w.metadataOnce.Do(func() {
-		if w.backend.traits().fakeClients {
-			w.metadataClient = &worldMetadata{w: w}
-			return
-		}
-		c, err := metadata.NewForConfig(w.RESTConfig())
-		if err != nil {
-			w.t.Helper()
-			w.t.Fatalf("fixture.Metadata: %v", err)
-		}
-		w.metadataClient = c
-	})
-	return w.metadataClient
+func (w *World) Metadata() (metadata.Interface, error) {
+	c, err := w.clients().Metadata()
+	if err != nil {
+		return nil, fmt.Errorf("fixture.Metadata: %v", err)
+	}
+	return c, nil
 }
 
 // Discovery is fixture.Fixture.Discovery.
-func (w *World) Discovery() discovery.DiscoveryInterface {
-	w.discoveryOnce.Do(func() {
-		w.discoveryClient = newWorldDiscovery(w)
-	})
-	return w.discoveryClient
-}
+func (w *World) Discovery() discovery.DiscoveryInterface { return w.clients().Discovery() }
 
 // Scales is fixture.Fixture.Scales.
-func (w *World) Scales() scale.ScalesGetter {
-	c := &fakescale.FakeScaleClient{}
-	c.AddReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		gvr := a.GetResource()
-		if gvr.Version == "" {
-			resolved, err := w.RESTMapper().ResourceFor(gvr)
-			if err != nil {
-				return true, nil, err
-			}
-			gvr = resolved
+func (w *World) Scales() scale.ScalesGetter { return w.clients().Scales() }
+
+// unstructuredOf returns the unstructured form of a typed object, with its
+// apiVersion and kind, as kube-apiserver answers the dynamic client.
+func (w *World) unstructuredOf(obj runtime.Object) (runtime.Object, error) {
+	return w.clients().Unstructured(obj)
+}
+
+// toUnstructured is runtime.DefaultUnstructuredConverter.ToUnstructured
+// with the managed fields' fieldsV1 remembered (clients.FieldsV1Memo).
+func (w *World) toUnstructured(obj runtime.Object) (map[string]any, error) {
+	return w.clients().ToUnstructured(obj)
+}
+
+// clientsHost is the world as the other clients' Host.
+type clientsHost struct{ w *World }
+
+func (h clientsHost) Invoke(a clienttesting.Action) (runtime.Object, error) { return h.w.Invoke(a) }
+func (h clientsHost) InvokeWatch(a clienttesting.Action) (watch.Interface, error) {
+	return h.w.InvokeWatch(a)
+}
+func (h clientsHost) Refused(a clienttesting.Action) { h.w.recordRefused(a) }
+func (h clientsHost) Scheme() *runtime.Scheme        { return h.w.Scheme() }
+func (h clientsHost) RESTMapper() meta.RESTMapper    { return h.w.RESTMapper() }
+
+func (h clientsHost) RESTConfig() *rest.Config {
+	if h.w.backend.traits().fakeClients {
+		return nil
+	}
+	return h.w.RESTConfig()
+}
+
+func (h clientsHost) Info(gvr schema.GroupVersionResource) *resources.Info {
+	in, _ := h.w.lookupGVR(gvr)
+	return in
+}
+
+func (h clientsHost) InfoOf(obj runtime.Object) *resources.Info {
+	in, _ := h.w.Lookup(obj)
+	return in
+}
+
+func (h clientsHost) Unrecorded(a clienttesting.Action) (runtime.Object, bool) {
+	_, cs := h.w.lookupGVR(a.GetResource())
+	if cs == nil {
+		return nil, false
+	}
+	if handled, obj, err := h.w.backend.serve(cs, -1, a); handled && err == nil {
+		return obj, true
+	}
+	return nil, false
+}
+
+func (h clientsHost) Tables() []*resources.Table {
+	out := make([]*resources.Table, len(h.w.clientsets))
+	for i, cs := range h.w.clientsets {
+		out[i] = cs.table
+	}
+	return out
+}
+
+func (h clientsHost) Subresources(in *resources.Info) ([]apiserver.Subresource, bool) {
+	if !h.w.backend.traits().servesSubresources {
+		return nil, false
+	}
+	m := apiserver.Resource{GVR: in.GVR, GVK: in.GVK, Custom: isCustom(in)}
+	for _, cs := range h.w.clientsets { // the registration in is of
+		if own, ok := cs.table.ForGVR(in.GVR); ok && own == in {
+			cs.describeCustom(&m)
+			break
 		}
-		switch act := a.(type) {
-		case clienttesting.GetActionImpl:
-			act.Resource = gvr
-			a = act
-		case clienttesting.UpdateActionImpl:
-			act.Resource = gvr
-			a = act
-		case clienttesting.PatchActionImpl:
-			act.Resource = gvr
-			a = act
-		default:
-			return true, nil, fmt.Errorf("fixture: the scale client made a %s request, which it never makes", a.GetVerb())
-		}
-		obj, err := w.Invoke(a)
-		if err != nil {
-			return true, nil, err
-		}
-		if _, ok := obj.(*autoscalingv1.Scale); !ok && obj != nil {
-			s := &autoscalingv1.Scale{}
-			if err := w.Scheme().Convert(obj, s, nil); err != nil {
-				return true, nil, fmt.Errorf("fixture: the answer to a scale request is a %T: %v", obj, err)
-			}
-			obj = s
-		}
-		return true, obj, nil
-	})
-	return c
+	}
+	return m.Subresources(), true
 }

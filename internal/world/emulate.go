@@ -11,20 +11,8 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/ctrltest/ctrltest/internal/clientgo"
-	"github.com/ctrltest/ctrltest/internal/resources"
+	"github.com/ctrltest/ctrltest/internal/trackers"
 )
-
-// kindOf is gvr's kind in table (the zero kind when table has none), for
-// clientgo.Watch's list of the objects a watch sends first.
-func kindOf(table *resources.Table, gvr schema.GroupVersionResource) schema.GroupVersionKind {
-	if table == nil {
-		return schema.GroupVersionKind{}
-	}
-	if in, ok := table.ForGVR(gvr); ok {
-		return in.GVK
-	}
-	return schema.GroupVersionKind{}
-}
 
 // Lists with a resourceVersion on every client-go minor. client-go 1.36's
 // object tracker gives each list a resourceVersion, and a watch from it
@@ -51,12 +39,7 @@ func (cs *clientset) versionLists() {
 	}
 	// The world's own wrappers keep their type (seedTracker and the
 	// reactors made on them look for it): what they wrap is versioned.
-	switch t := cs.tracker.(type) {
-	case *fieldManagedTracker:
-		t.ObjectTracker = wrap(t.ObjectTracker)
-		return
-	case *pluralTracker:
-		t.ObjectTracker = wrap(t.ObjectTracker)
+	if trackers.WrapInner(cs.tracker, wrap) {
 		return
 	}
 	cs.tracker = wrap(cs.tracker)
@@ -66,7 +49,7 @@ func (cs *clientset) versionLists() {
 	}
 	// The fake's own watch reactor would watch without the existing
 	// objects; the tracker's watch is the same one, through clientgo.Watch.
-	cs.fake.PrependWatchReactor("*", watchOf(cs.tracker, cs.table))
+	cs.fake.PrependWatchReactor("*", trackers.WatchOf(cs.tracker, cs.table))
 }
 
 // unserved answers a request that neither the backend nor serveTracker

@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/ctrltest/ctrltest/internal/clientgo"
+	"github.com/ctrltest/ctrltest/internal/delivery"
 )
 
 // What the fixture asks of its world, in the order a test meets it: the
@@ -80,9 +81,10 @@ func New(c Config) (*World, error) {
 		onEvent:   c.OnEvent,
 		settle:    c.Settle,
 	}
+	w.feeds = delivery.New(deliveryHost{w})
 	switch {
 	case c.Server != nil:
-		st, err := newServerState(w, c.Server)
+		st, err := newServerBackend(w, c.Server)
 		if err != nil {
 			return nil, err
 		}
@@ -165,20 +167,23 @@ func (w *World) factoryResync() time.Duration {
 	return fedResync
 }
 
-// Seeds returns the seed objects, typed (Seed has run).
-func (w *World) Seeds() []runtime.Object {
-	w.seedWorld()
-	return append([]runtime.Object(nil), w.objects...)
+// Seeds returns the seed objects, typed (seeding them first).
+func (w *World) Seeds() ([]runtime.Object, error) {
+	if err := w.seedWorld(); err != nil {
+		return nil, err
+	}
+	return append([]runtime.Object(nil), w.objects...), nil
 }
 
 // Start is the world's part of fixture.Start: the indexers filled (or the
 // trackers seeded, for informers that run), once. It reports whether the
 // informers must be started now (informer mode, on the first call).
-func (w *World) Start() (startInformers bool) {
-	w.t.Helper()
-	w.seedWorld()
+func (w *World) Start() (startInformers bool, err error) {
+	if err := w.seedWorld(); err != nil {
+		return false, err
+	}
 	if !w.startedInformers.CompareAndSwap(false, true) {
-		return false
+		return false, nil
 	}
 	for _, cs := range w.clientsets {
 		var err error
@@ -188,11 +193,13 @@ func (w *World) Start() (startInformers bool) {
 			err = w.index(cs)
 		}
 		if err != nil {
-			w.t.Fatal(err)
+			return false, err
 		}
 	}
-	w.indexSources()
-	return w.informers
+	if err := w.indexSources(); err != nil {
+		return false, err
+	}
+	return w.informers, nil
 }
 
 // StartInformers starts every informer factory's informers that are not
@@ -215,8 +222,7 @@ func (w *World) ForgetRequests() {
 // AwaitEveryHandler waits until every event handler registered on the
 // running informers has processed its initial list; it reports false when
 // some handler's registration cannot be reached.
-func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
-	w.t.Helper()
+func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool, err error) {
 	reachable = true
 	for _, cs := range w.clientsets {
 		informers, ok := clientgo.FactoryInformers(cs.factory)
@@ -225,45 +231,28 @@ func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool) {
 			continue
 		}
 		for typ, inf := range informers {
-			if !w.awaitHandlers(ctx, inf, fmt.Sprintf("the %v informer", typ)) {
-				reachable = false
+			r, err := delivery.AwaitHandlers(ctx, w.timeout, inf, fmt.Sprintf("the %v informer", typ))
+			if err != nil {
+				return false, err
 			}
+			reachable = reachable && r
 		}
 	}
-	if !w.awaitSources(ctx) {
-		reachable = false
-	}
-	return reachable
+	r, err := w.awaitSources(ctx)
+	return reachable && r, err
 }
 
 // HandlerCalling reports whether the world is calling an informer's event
 // handlers now (a work-queue record made then is the handler's).
-func (w *World) HandlerCalling() bool { return w.handlerCalls.Load() > 0 }
+func (w *World) HandlerCalling() bool { return w.feeds.HandlerCalling() }
 
 // HasHandlers reports whether an event handler is registered on an
 // informer the world feeds.
-func (w *World) HasHandlers() bool {
-	w.feedMu.Lock()
-	defer w.feedMu.Unlock()
-	for _, fi := range w.fedOrder {
-		if fi.Handlers() > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (w *World) HasHandlers() bool { return w.feeds.HasHandlers() }
 
 // HandlerCalls is the number of calls of an event handler the world has
 // made (one per handler and event) through the informers it feeds.
-func (w *World) HandlerCalls() int {
-	w.feedMu.Lock()
-	defer w.feedMu.Unlock()
-	n := 0
-	for _, fi := range w.fedOrder {
-		n += fi.Calls()
-	}
-	return n
-}
+func (w *World) HandlerCalls() int { return w.feeds.HandlerCalls() }
 
 // PrependReactor adds a reactor to every clientset that serves resource
 // (see fixture.Fixture.PrependReactor); it reports false when none does.
@@ -417,7 +406,7 @@ func (w *World) All() ([]runtime.Object, error) {
 
 // WorldKey maps a work-queue key of the test to the world's (a real
 // server's namespaces differ).
-func (w *World) WorldKey(key string) string { return w.backend.worldKey(key) }
+func (w *World) WorldKey(key string) (string, error) { return w.backend.worldKey(key) }
 
 // ViewError returns an error of the world as the test names things.
 func (w *World) ViewError(err error) error { return w.backend.viewError(err) }
@@ -436,11 +425,11 @@ func (w *World) ComparesWorlds() bool { return w.backend.traits().comparesWorlds
 
 // Cleanup stops the informers and removes what the fixture left in the
 // world.
-func (w *World) Cleanup() {
-	w.probes.stop()
+func (w *World) Cleanup() error {
+	w.probes.Stop()
 	for _, cs := range w.clientsets {
 		cs.factory.Shutdown()
 	}
 	w.shutdownSources()
-	w.backend.cleanup()
+	return w.backend.cleanup()
 }

@@ -69,8 +69,28 @@ func newWorld(t testing.TB, mod func(*Config), objs ...runtime.Object) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.Cleanup)
+	t.Cleanup(func() {
+		if err := w.Cleanup(); err != nil {
+			t.Error(err)
+		}
+	})
 	return w
+}
+
+// must fails t with err when it is not nil.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustStart is Start, failing t with its error.
+func mustStart(t testing.TB, w *World) bool {
+	t.Helper()
+	start, err := w.Start()
+	must(t, err)
+	return start
 }
 
 // kubeFactory is the world's informer factory of the kubernetes clientset.

@@ -1,17 +1,13 @@
 package world
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"reflect"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +15,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/internal/clientgo"
+	"github.com/ctrltest/ctrltest/internal/delivery"
 )
 
 // touch notes that gvr of cs holds objects the informers should mirror.
@@ -58,14 +55,6 @@ func (w *World) trackerObjects(gvr schema.GroupVersionResource, cs *clientset) (
 	return meta.ExtractList(list)
 }
 
-// dirtySet names the objects of one resource written since the last
-// Refresh; all means the whole resource (a delete-collection, a create
-// without a name).
-type dirtySet struct {
-	all  bool
-	keys map[string]bool
-}
-
 // markDirtyLocked notes a write for Refresh. The caller holds w.mu.
 func (w *World) markDirtyLocked(a actions.Action, gvr schema.GroupVersionResource) {
 	w.markWrittenLocked(a, gvr, true)
@@ -92,24 +81,7 @@ func (w *World) markWrittenLocked(a actions.Action, gvr schema.GroupVersionResou
 
 // noteWrite adds the object a writes to the set of gvr in sets.
 func noteWrite(sets map[schema.GroupVersionResource]*dirtySet, gvr schema.GroupVersionResource, a actions.Action) {
-	d := sets[gvr]
-	if d == nil {
-		d = &dirtySet{keys: map[string]bool{}}
-		sets[gvr] = d
-	}
-	if a.Verb == actions.VerbDeleteCollection || a.Name == "" {
-		d.all = true
-		return
-	}
-	d.keys[ObjectKey(a.Namespace, a.Name)] = true
-}
-
-// ObjectKey is a cache key: "namespace/name", or "name".
-func ObjectKey(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
+	delivery.NoteWrite(sets, gvr, a.Verb == actions.VerbDeleteCollection || a.Name == "", ObjectKey(a.Namespace, a.Name))
 }
 
 // takeDirty returns the writes not yet delivered (see markDirtyLocked) and
@@ -124,14 +96,14 @@ func (w *World) takeDirty() map[schema.GroupVersionResource]*dirtySet {
 
 // Refresh is Refresh after Start; startFactories starts informers asked
 // for since (informer mode).
-func (w *World) Refresh(startFactories func()) {
-	w.t.Helper()
+func (w *World) Refresh(startFactories func()) error {
 	w.settleOthers()
 	dirty := w.takeDirty()
-	w.IndexAll()
+	if err := w.IndexAll(); err != nil {
+		return err
+	}
 	if !w.informers {
-		w.deliver(dirty)
-		return
+		return w.deliver(dirty)
 	}
 	// An informer asked for since the start is started now, as a
 	// controller's Run would start it: never a wait for an informer that
@@ -144,10 +116,10 @@ func (w *World) Refresh(startFactories func()) {
 	for gvr := range dirty {
 		written[gvr] = true
 	}
-	for _, c := range w.takeChanges() {
-		written[c.gvr] = true
+	for _, gvr := range w.feeds.TakeChanged() {
+		written[gvr] = true
 	}
-	gvrs := sortedResources(written)
+	gvrs := delivery.SortedResources(written)
 	for _, gvr := range gvrs {
 		w.mu.Lock()
 		cs := w.touched[gvr]
@@ -158,21 +130,22 @@ func (w *World) Refresh(startFactories func()) {
 		}
 		scope, err := w.scopeOf(cs, gvr, informer) // what the informer lists
 		if err != nil {
-			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+			return fmt.Errorf("fixture: refreshing %v: %v", gvr, err)
 		}
 		objs, err := w.trackerObjects(gvr, cs)
 		if err != nil {
-			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
+			return fmt.Errorf("fixture: refreshing %v: %v", gvr, err)
 		}
-		w.awaitInformer(gvr, informer, scope.filter(objs))
+		if err := w.awaitInformer(gvr, informer, scope.Filter(objs)); err != nil {
+			return err
+		}
 	}
-	w.refreshSources(gvrs)
+	return w.refreshSources(gvrs)
 }
 
 // lateInformers reports whether an informer was asked for since the
 // informers were started (informer mode) and does not run yet.
 func (w *World) lateInformers() bool {
-	w.t.Helper()
 	for _, cs := range w.clientsets {
 		requested, _ := clientgo.FactoryInformers(cs.factory)
 		for _, inf := range requested {
@@ -181,9 +154,9 @@ func (w *World) lateInformers() bool {
 			}
 		}
 	}
-	for _, src := range w.informerSources() {
-		for _, si := range src.informers(false) {
-			if !si.informer.HasSynced() && !si.informer.IsStopped() {
+	for _, src := range w.sources.All() {
+		for _, si := range src.Informers(false) {
+			if !si.Informer.HasSynced() && !si.Informer.IsStopped() {
 				return true
 			}
 		}
@@ -192,73 +165,14 @@ func (w *World) lateInformers() bool {
 }
 
 // awaitInformer waits until a running informer's store holds objs.
-func (w *World) awaitInformer(gvr schema.GroupVersionResource, informer cache.SharedIndexInformer, objs []runtime.Object) {
-	w.t.Helper()
-	want := map[string]runtime.Object{}
-	for _, o := range objs {
-		key, err := cache.MetaNamespaceKeyFunc(o)
-		if err != nil {
-			w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
-		}
-		want[key] = o
-	}
-	matches := func() bool {
-		store := informer.GetStore()
-		n := 0
-		for _, key := range store.ListKeys() {
-			if w.backend.owns(gvr, key) {
-				n++
-			}
-		}
-		if n != len(want) {
-			return false
-		}
-		for key, o := range want {
-			got, ok, _ := store.GetByKey(key)
-			if !ok || !reflect.DeepEqual(got, o) {
-				return false
-			}
-		}
-		return true
-	}
-	// The informer tells its handlers after it updated its store: check
-	// again on each event rather than polling.
-	changed := make(chan struct{}, 1)
-	signal := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { signal() },
-		UpdateFunc: func(any, any) { signal() },
-		DeleteFunc: func(any) { signal() },
-	})
-	if err != nil {
-		w.t.Fatalf("fixture: refreshing %v: %v", gvr, err)
-	}
-	defer func() { _ = informer.RemoveEventHandler(reg) }()
-	deadline := time.NewTimer(w.timeout)
-	defer deadline.Stop()
-	for !matches() {
-		select {
-		case <-changed:
-		case <-deadline.C:
-			w.t.Fatalf("fixture: the %v informer did not catch up with the tracker within %v", gvr, w.timeout)
-		case <-w.ctx.Done():
-			w.t.Fatalf("fixture: the test ended while refreshing %v", gvr)
-		}
-	}
+func (w *World) awaitInformer(gvr schema.GroupVersionResource, informer cache.SharedIndexInformer, objs []runtime.Object) error {
+	owns := func(key string) bool { return w.backend.owns(gvr, key) }
+	return delivery.AwaitInformer(w.ctx, w.timeout, gvr, informer, objs, owns)
 }
 
-// CacheCopy is a deep copy of an object in an informer's indexer, kept to
-// find out whether the controller changed the shared object.
-type CacheCopy struct {
-	gvr    schema.GroupVersionResource
-	shared runtime.Object
-	copy   runtime.Object
-}
+// CacheCopy is a deep copy of an object in an informer's indexer
+// (delivery.CacheCopy).
+type CacheCopy = delivery.CacheCopy
 
 // SnapshotCaches copies the objects of the indexers the controller reads
 // that a sync of a key in namespace can reach: the objects of that
@@ -287,78 +201,23 @@ func (w *World) SnapshotCaches(namespace string) []CacheCopy {
 
 // IndexAll fills the indexers of informers the controller asked for since
 // the last call (see index).
-func (w *World) IndexAll() {
-	w.t.Helper()
+func (w *World) IndexAll() error {
 	for _, cs := range w.clientsets {
 		if err := w.index(cs); err != nil {
-			w.t.Fatal(err)
+			return err
 		}
 	}
-	w.indexSources()
+	return w.indexSources()
 }
 
 // CacheMutations describes every snapshotted object the controller changed.
-func CacheMutations(snap []CacheCopy) []string {
-	var out []string
-	for _, c := range snap {
-		if reflect.DeepEqual(c.shared, c.copy) {
-			continue
-		}
-		key, _ := cache.MetaNamespaceKeyFunc(c.copy)
-		out = append(out, fmt.Sprintf("%s %s changed (-cached +now):\n%s", c.gvr.Resource, key,
-			cmp.Diff(c.copy, c.shared, cmp.Exporter(func(reflect.Type) bool { return true }))))
-	}
-	return out
-}
+func CacheMutations(snap []CacheCopy) []string { return delivery.CacheMutations(snap) }
 
-// snapshotIndexer adds to out copies of the objects of indexer (an
-// informer of gvr) that a sync of a key in namespace can reach, reusing
-// the copies of the last snapshot (w.copies) and noting them in copies.
+// snapshotIndexer adds to out copies of the objects of indexer (see
+// delivery.SnapshotIndexer), reusing the copies of the last snapshot
+// (w.copies).
 func (w *World) snapshotIndexer(gvr schema.GroupVersionResource, indexer cache.Indexer, namespaced bool, namespace string, copies map[runtime.Object]runtime.Object, out []CacheCopy) []CacheCopy {
-	var items []any
-	if namespaced && namespace != "" {
-		var err error
-		if items, err = indexer.ByIndex(cache.NamespaceIndex, namespace); err != nil {
-			items = nil
-			for _, item := range indexer.List() {
-				if m, err := meta.Accessor(item); err == nil && m.GetNamespace() == namespace {
-					items = append(items, item)
-				}
-			}
-		}
-	} else {
-		items = indexer.List()
-	}
-	for _, item := range items {
-		obj, ok := item.(runtime.Object)
-		if !ok {
-			continue
-		}
-		c, ok := w.copies[obj]
-		if !ok {
-			c = obj.DeepCopyObject()
-		}
-		copies[obj] = c
-		out = append(out, CacheCopy{gvr: gvr, shared: obj, copy: c})
-	}
-	return out
-}
-
-// awaitHandlers waits until every event handler registered on informer
-// (named by what in a failure) has processed its initial list; it reports
-// false when the handlers' registrations cannot be reached.
-func (w *World) awaitHandlers(ctx context.Context, informer cache.SharedIndexInformer, what string) bool {
-	w.t.Helper()
-	regs, ok := clientgo.Registrations(informer)
-	if !ok {
-		return false
-	}
-	for _, reg := range regs {
-		if !clientgo.AwaitSynced(ctx, reg) {
-			w.t.Fatalf("fixture: an event handler of %s did not process the informer's initial list within %v", what, w.timeout)
-		}
-	}
-	return true
+	return delivery.SnapshotIndexer(gvr, indexer, namespaced, namespace, w.copies, copies, out)
 }
 
 // Digest is a fingerprint of the stored world, without what changes
@@ -366,7 +225,7 @@ func (w *World) awaitHandlers(ctx context.Context, informer cache.SharedIndexInf
 // written since the world was seeded (the whole resource after a
 // delete-collection or a create without a name): the others are the same
 // in every world a row compares.
-func (w *World) Digest() string {
+func (w *World) Digest() (string, error) {
 	w.mu.Lock()
 	type part struct {
 		gvr  schema.GroupVersionResource
@@ -376,8 +235,8 @@ func (w *World) Digest() string {
 	}
 	parts := make([]part, 0, len(w.writtenKeys))
 	for gvr, d := range w.writtenKeys {
-		p := part{gvr: gvr, cs: w.touched[gvr], all: d.all}
-		for k := range d.keys {
+		p := part{gvr: gvr, cs: w.touched[gvr], all: d.All}
+		for k := range d.Keys {
 			p.keys = append(p.keys, k)
 		}
 		sort.Strings(p.keys)
@@ -414,7 +273,7 @@ func (w *World) Digest() string {
 		if p.all {
 			objs, err := w.trackerObjects(p.gvr, p.cs)
 			if err != nil {
-				w.t.Fatalf("fixture: %v", err)
+				return "", fmt.Errorf("fixture: %v", err)
 			}
 			for _, obj := range w.sortedView(objs) {
 				m, _ := meta.Accessor(obj)
@@ -428,7 +287,7 @@ func (w *World) Digest() string {
 				ns, name = "", key
 			}
 			if err := p.cs.track(p.gvr, ns, false); err != nil {
-				w.t.Fatalf("fixture: %v", err)
+				return "", fmt.Errorf("fixture: %v", err)
 			}
 			obj, err := p.cs.store.Get(p.gvr, ns, name)
 			if err != nil {
@@ -437,5 +296,5 @@ func (w *World) Digest() string {
 			write(key, obj)
 		}
 	}
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }

@@ -43,8 +43,8 @@ func TestSeedingIsLazy(t *testing.T) {
 	w := newWorld(t, nil, deploymentAt("default", "web", ""), cm)
 	cs := w.clientsets[0]
 	deployments := kubeFactory(t, w).Apps().V1().Deployments().Lister() // as a controller's constructor does
-	w.Start()
-	w.IndexAll()
+	mustStart(t, w)
+	must(t, w.IndexAll())
 	if _, err := deployments.Deployments("default").Get("web"); err != nil {
 		t.Errorf("the Deployment informer the controller asked for: %v", err)
 	}
@@ -64,9 +64,11 @@ func TestSeedingIsLazy(t *testing.T) {
 func TestSourceInformersOnlyAskedFor(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}}
 	w := newWorld(t, nil, deploymentAt("default", "web", ""), cm)
-	dyn := w.DynamicInformers().ForResource(deploymentsGVR)
-	w.Start()
-	w.IndexAll()
+	dynInformers, err := w.DynamicInformers()
+	must(t, err)
+	dyn := dynInformers.ForResource(deploymentsGVR)
+	mustStart(t, w)
+	must(t, w.IndexAll())
 	if _, err := dyn.Lister().ByNamespace("default").Get("web"); err != nil {
 		t.Errorf("the dynamic Deployment informer: %v", err)
 	}
@@ -88,7 +90,7 @@ func TestLogKeepsRequestsAsSent(t *testing.T) {
 	client, _, _ := w.Clientset(reflect.TypeFor[kubernetes.Interface]())
 	kube := client.(kubernetes.Interface)
 	ctx := t.Context()
-	w.Start()
+	mustStart(t, w)
 
 	stored, err := kube.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
 	if err != nil || stored.UID == "" {

@@ -1,8 +1,9 @@
-package world
+package delivery
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/internal/feed"
@@ -10,7 +11,7 @@ import (
 
 // fixture's event-order check delivers the changes a sync made in each
 // way client-go can deliver them, on fresh worlds, and compares the keys
-// the controller's event handlers enqueue. RefreshAs is Refresh with the
+// the controller's event handlers enqueue. DeliverAs is Deliver with the
 // way chosen and every event told; Resync is an informer's periodic
 // resync.
 
@@ -43,20 +44,16 @@ type Told struct {
 	Key, What string
 }
 
-// RefreshAs is Refresh in the default mode with the changes recorded
-// since the last Refresh delivered as order says, telling tell before each
-// event's handlers run. Objects written that no recorded change covers (a
-// reactor's) are delivered afterwards as Refresh delivers them, after a
-// tell of a zero Told. A handler's panic is returned (a *feed.PanicError),
-// not reported.
-func (w *World) RefreshAs(order Order, tell func(Told)) error {
-	w.t.Helper()
-	w.settleOthers()
-	dirty := w.takeDirty()
-	w.IndexAll()
-	w.catchUpHandlers()
-	changes := w.takeChanges()
-	defer w.untell()
+// DeliverAs is Deliver with the changes recorded since the last delivery
+// delivered as order says, telling tell before each event's handlers run.
+// Objects written that no recorded change covers (a reactor's) are
+// delivered afterwards as Deliver delivers them, after a tell of a zero
+// Told. A handler's panic is returned (a *feed.PanicError); so is an
+// error of the world's, marked (see WorldError). The caller catches up
+// (CatchUp) first.
+func (f *Feeds) DeliverAs(order Order, written map[schema.GroupVersionResource]*Written, tell func(Told)) error {
+	changes := f.takeChanges()
+	defer f.untell()
 	switch order {
 	case Relisted:
 		var gvrs []change // the first change of each resource, in order
@@ -68,18 +65,21 @@ func (w *World) RefreshAs(order Order, tell func(Told)) error {
 			}
 		}
 		for _, c := range gvrs {
-			fs := w.telling(w.feedsOf(c.gvr), tell)
+			fs, err := f.feedsOf(c.gvr)
+			if err != nil {
+				return &WorldError{err}
+			}
+			fs = f.telling(fs, tell)
 			if len(fs) == 0 {
 				continue
 			}
-			_, cs := w.lookupGVR(c.gvr)
-			objs, err := w.trackerObjects(c.gvr, cs)
+			objs, err := f.host.List(c.gvr)
 			if err != nil {
 				return err
 			}
-			rv := w.backend.revision()
+			rv := f.host.Revision()
 			for _, fi := range fs {
-				if err := w.delivering(func() error { return fi.Relist(objs, rv) }); err != nil {
+				if err := f.delivering(func() error { return fi.Relist(objs, rv) }); err != nil {
 					return err
 				}
 			}
@@ -89,18 +89,28 @@ func (w *World) RefreshAs(order Order, tell func(Told)) error {
 			changes = feed.Coalesce(changes, changeID)
 		}
 		for _, c := range changes {
-			for _, fi := range w.telling(w.feedsOf(c.gvr), tell) {
-				if err := w.delivering(func() error { return fi.Deliver(c.ev, c.rv) }); err != nil {
+			fs, err := f.feedsOf(c.gvr)
+			if err != nil {
+				return &WorldError{err}
+			}
+			for _, fi := range f.telling(fs, tell) {
+				if err := f.delivering(func() error { return fi.Deliver(c.ev, c.rv) }); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	tell(Told{})
-	w.untell()
-	for _, gvr := range sortedResources(dirty) {
-		if fs := w.feedsOf(gvr); len(fs) > 0 {
-			w.deliverWritten(gvr, dirty[gvr], fs)
+	f.untell()
+	for _, gvr := range SortedResources(written) {
+		fs, err := f.feedsOf(gvr)
+		if err != nil {
+			return &WorldError{err}
+		}
+		if len(fs) > 0 {
+			if err := f.deliverWritten(gvr, written[gvr], fs); err != nil {
+				return &WorldError{err}
+			}
 		}
 	}
 	return nil
@@ -109,16 +119,13 @@ func (w *World) RefreshAs(order Order, tell func(Told)) error {
 // Resync gives every object of every fed informer's store to its event
 // handlers as an update with old == new (see feed.Informer.Resync),
 // informer by informer in the order the controller asked for them,
-// telling tell before each. A handler's panic is returned.
-func (w *World) Resync(tell func(Told)) error {
-	w.t.Helper()
-	w.catchUpHandlers()
-	w.feedMu.Lock()
-	fs := append([]*feed.Informer(nil), w.fedOrder...)
-	w.feedMu.Unlock()
-	defer w.untell()
-	for _, fi := range w.telling(fs, tell) {
-		if err := w.delivering(fi.Resync); err != nil {
+// telling tell before each. A handler's panic is returned. The caller
+// catches up (CatchUp) first.
+func (f *Feeds) Resync(tell func(Told)) error {
+	fs := f.all()
+	defer f.untell()
+	for _, fi := range f.telling(fs, tell) {
+		if err := f.delivering(fi.Resync); err != nil {
 			return err
 		}
 	}
@@ -131,16 +138,11 @@ func (w *World) Resync(tell func(Told)) error {
 // about an object to the informer's event handlers (see
 // feed.Informer.Call) as the world delivers events: what they put on a
 // queue spy meanwhile is theirs. The stores do not change. It returns the
-// first error visit returns.
-func (w *World) Probe(visit func(informer string, obj runtime.Object, call func(what string, obj any, fn func(cache.ResourceEventHandler)) error) error) error {
-	w.t.Helper()
-	w.catchUpHandlers()
-	w.feedMu.Lock()
-	fs := append([]*feed.Informer(nil), w.fedOrder...)
-	w.feedMu.Unlock()
-	for _, fi := range fs {
+// first error visit returns. The caller catches up (CatchUp) first.
+func (f *Feeds) Probe(visit func(informer string, obj runtime.Object, call func(what string, obj any, fn func(cache.ResourceEventHandler)) error) error) error {
+	for _, fi := range f.all() {
 		call := func(what string, obj any, fn func(cache.ResourceEventHandler)) error {
-			return w.delivering(func() error { return fi.Call(what, obj, fn) })
+			return f.delivering(func() error { return fi.Call(what, obj, fn) })
 		}
 		for _, obj := range fi.Objects() {
 			o, ok := obj.(runtime.Object)
@@ -155,9 +157,16 @@ func (w *World) Probe(visit func(informer string, obj runtime.Object, call func(
 	return nil
 }
 
+// WorldError is an error of DeliverAs that is not the event handlers'
+// (a list or read of the world failed, or an informer's feed).
+type WorldError struct{ Err error }
+
+func (e *WorldError) Error() string { return e.Err.Error() }
+func (e *WorldError) Unwrap() error { return e.Err }
+
 // telling sets the Tell of each of fs to tell, naming the informer, and
 // returns fs.
-func (w *World) telling(fs []*feed.Informer, tell func(Told)) []*feed.Informer {
+func (f *Feeds) telling(fs []*feed.Informer, tell func(Told)) []*feed.Informer {
 	for _, fi := range fs {
 		name, resource := fi.Name, fi.Resource.Resource
 		fi.Tell = func(what, key string) { tell(Told{Informer: name, Resource: resource, Key: key, What: what}) }
@@ -166,10 +175,10 @@ func (w *World) telling(fs []*feed.Informer, tell func(Told)) []*feed.Informer {
 }
 
 // untell clears the Tell of every fed informer.
-func (w *World) untell() {
-	w.feedMu.Lock()
-	defer w.feedMu.Unlock()
-	for _, fi := range w.fedOrder {
+func (f *Feeds) untell() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, fi := range f.order {
 		fi.Tell = nil
 	}
 }
@@ -182,6 +191,3 @@ func changeID(c change) string {
 	}
 	return c.gvr.String() + " " + key
 }
-
-// PanicError is an event handler's panic (see feed.PanicError).
-type PanicError = feed.PanicError

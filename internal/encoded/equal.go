@@ -1,4 +1,4 @@
-package apiserver
+package encoded
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// equal is the etcd3 store's no-op check: the object that would be stored
+// Equal is the etcd3 store's no-op check: the object that would be stored
 // encodes as the stored one does.
 //
 // A typed object encodes as the concatenation of its top-level fields
@@ -27,7 +27,7 @@ import (
 // unstructured object encodes as its content, compared the same way (see
 // contentEncodesEqual); another object that encodes itself is compared
 // whole.
-func equal(obj, old runtime.Object) bool {
+func Equal(obj, old runtime.Object) bool {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		if v, ok := old.(*unstructured.Unstructured); ok {
 			return contentEncodesEqual(u.Object, v.Object)

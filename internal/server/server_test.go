@@ -1,14 +1,18 @@
-package world
+package server
 
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/actions"
 )
@@ -16,9 +20,8 @@ import (
 // Everything the server gives back is mapped to the fixture's namespaces
 // and the seeds' uids.
 func TestServerMapping(t *testing.T) {
-	server := func(c *Config) { c.Server = unreachable{} }
-	w := newWorld(t, server)
-	s := w.backend.(*serverState)
+	host := &fakeHost{}
+	s := newBackend(t, host)
 	sns, isNew := s.serverNamespace("default")
 	if !isNew || !strings.HasPrefix(sns, s.prefix+"-") || !strings.HasSuffix(sns, "-default") {
 		t.Errorf("serverNamespace(default) = %q, %v", sns, isNew)
@@ -32,21 +35,21 @@ func TestServerMapping(t *testing.T) {
 	if len(lsns) > 63 || lsns == other {
 		t.Errorf("long namespaces map to %q and %q; want distinct names of at most 63 bytes", lsns, other)
 	}
-	if other := newWorld(t, server).backend.(*serverState).prefix; other == s.prefix {
+	if other := newBackend(t, host).prefix; other == s.prefix {
 		t.Errorf("two fixtures share the namespace prefix %q", other)
 	}
 
 	s.fromServer["server-uid"] = "seed-uid"
-	if got := s.viewText(sns + "/web"); got != "default/web" {
+	if got := s.ViewText(sns + "/web"); got != "default/web" {
 		t.Errorf("viewText = %q", got)
 	}
-	if got := s.viewText("elsewhere/web"); got != "elsewhere/web" {
+	if got := s.ViewText("elsewhere/web"); got != "elsewhere/web" {
 		t.Errorf("viewText of a namespace not the fixture's = %q", got)
 	}
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: sns, Name: "web", UID: "server-uid",
 		OwnerReferences: []metav1.OwnerReference{{Kind: "Foo", Name: "test", UID: "server-uid"}},
 		Labels:          map[string]string{"from": sns}}}
-	got := s.view(d).(*appsv1.Deployment)
+	got := s.View(d).(*appsv1.Deployment)
 	if got.Namespace != "default" || got.UID != "seed-uid" || got.OwnerReferences[0].UID != "seed-uid" || got.Labels["from"] != "default" {
 		t.Errorf("view = %+v", got.ObjectMeta)
 	}
@@ -56,7 +59,7 @@ func TestServerMapping(t *testing.T) {
 
 	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "web")
 	wrapped := errors.Join(errors.New("namespace "+sns), notFound)
-	err := s.viewError(wrapped)
+	err := s.ViewError(wrapped)
 	if strings.Contains(err.Error(), sns) || !strings.Contains(err.Error(), "namespace default") {
 		t.Errorf("viewError = %q", err)
 	}
@@ -66,8 +69,75 @@ func TestServerMapping(t *testing.T) {
 
 	s.record(actions.Action{Verb: actions.VerbCreate, Resource: appsv1.SchemeGroupVersion.WithResource("deployments"),
 		Namespace: sns, Name: "web", Object: d})
-	rec := w.Requests()[0]
+	rec := host.log[0]
 	if rec.Namespace != "default" || rec.Object.(*appsv1.Deployment).Namespace != "default" {
 		t.Errorf("recorded %s with object namespace %q", rec, rec.Object.(*appsv1.Deployment).Namespace)
 	}
+}
+
+var (
+	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	configMapsGVR  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
+
+func deploymentAt(ns, name, rv string) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv}}
+}
+
+// unreachable is a Server no request reaches: what is tested here happens
+// before any request.
+type unreachable struct{}
+
+func (unreachable) ClientConfig(func(actions.Action)) *rest.Config {
+	return &rest.Config{Host: "http://127.0.0.1:1"}
+}
+
+func newBackend(t *testing.T, host Host) *Backend {
+	t.Helper()
+	b, err := New(unreachable{}, host, t.Context(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeHost is a world of a request log only.
+type fakeHost struct {
+	mu        sync.Mutex
+	log       []actions.Action
+	redundant map[int]bool
+}
+
+func (h *fakeHost) Record(a actions.Action) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log = append(h.log, a)
+}
+
+func (h *fakeHost) Logged() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.log)
+}
+
+func (h *fakeHost) Refused(int, string, string, bool, error) {}
+
+func (h *fakeHost) Redundant(index int, name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := index; i < len(h.log); i++ {
+		if a := h.log[i]; (a.Verb == actions.VerbUpdate || a.Verb == actions.VerbPatch) && a.Name == name {
+			if h.redundant == nil {
+				h.redundant = map[int]bool{}
+			}
+			h.redundant[i] = true
+			return
+		}
+	}
+}
+
+func (h *fakeHost) SeedNamed(string, string, string, string) (int, bool) { return 0, false }
+func (h *fakeHost) Touched() []schema.GroupVersionResource               { return nil }
+func (h *fakeHost) StartedInformer(schema.GroupVersionResource) (cache.SharedIndexInformer, bool) {
+	return nil, false
 }

@@ -1,4 +1,4 @@
-package world
+package trackers
 
 import (
 	"testing"
@@ -19,6 +19,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/ctrltest/ctrltest/internal/clients"
 )
 
 // TestUnstructuredInputIsTheSameValue: structured-merge-diff reads a typed
@@ -80,7 +82,7 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 			FieldsType: "FieldsV1", FieldsV1: newFieldsV1(`{"f:metadata":{"f:name":{}}}`)}})
 	}
 	for name, inner := range converters {
-		in := unstructuredInput{inner, &fieldsV1Memo{}}
+		in := unstructuredInput{inner, &clients.FieldsV1Memo{}}
 		for _, obj := range objs {
 			for _, opts := range [][]typed.ValidationOptions{nil, {typed.AllowDuplicates}} {
 				gvk := obj.GetObjectKind().GroupVersionKind()

@@ -1,4 +1,4 @@
-package apiserver
+package encoded
 
 import (
 	"bytes"
@@ -133,10 +133,10 @@ func TestEqualIsEncodingEquality(t *testing.T) {
 			if encoded := bytes.Equal(x, y); encoded != tt.want {
 				t.Fatalf("the case is wrong: the encodings are equal: %v\n%s\n%s", encoded, x, y)
 			}
-			if got := equal(tt.a, tt.b); got != tt.want {
+			if got := Equal(tt.a, tt.b); got != tt.want {
 				t.Errorf("equal = %v, want %v", got, tt.want)
 			}
-			if got := equal(tt.b, tt.a); got != tt.want {
+			if got := Equal(tt.b, tt.a); got != tt.want {
 				t.Errorf("equal, swapped = %v, want %v", got, tt.want)
 			}
 		})
@@ -160,7 +160,7 @@ func BenchmarkEqual(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				equal(c.obj, d)
+				Equal(c.obj, d)
 			}
 		})
 	}

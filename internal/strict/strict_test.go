@@ -1,17 +1,12 @@
-package world
+package strict
 
 import (
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -48,7 +43,7 @@ var strictCases = []struct{ kind, object string }{
 	{"batch/v1 CronJob", `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"j"},"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"containers":[]}},"extra":{}}}}}`},
 }
 
-// fromUnstructuredStrict answers exactly as the validating converter:
+// FromUnstructured answers exactly as the validating converter:
 // the same object, the same error; and it takes the fast way for every
 // well-formed object of the table.
 func TestFromUnstructuredStrict(t *testing.T) {
@@ -66,7 +61,7 @@ func TestFromUnstructuredStrict(t *testing.T) {
 	}
 }
 
-// FuzzFromUnstructuredStrict feeds fromUnstructuredStrict any JSON object
+// FuzzFromUnstructuredStrict feeds FromUnstructured any JSON object
 // as any of a few kinds.
 func FuzzFromUnstructuredStrict(f *testing.F) {
 	for _, c := range strictCases {
@@ -99,14 +94,14 @@ func strictInput(kind string, object []byte) (map[string]any, schema.GroupVersio
 	return fixNumbers(u).(map[string]any), gv.WithKind(k), true
 }
 
-// checkStrict compares fromUnstructuredStrict with the validating
+// checkStrict compares FromUnstructured with the validating
 // converter on u, converted to gvk; it returns the converter's error.
 func checkStrict(t *testing.T, u map[string]any, gvk schema.GroupVersionKind) error {
 	t.Helper()
 	want, _ := scheme.Scheme.New(gvk)
 	got, _ := scheme.Scheme.New(gvk)
 	wantErr := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u, want, true)
-	gotErr := fromUnstructuredStrict(u, got)
+	gotErr := FromUnstructured(u, got)
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("%v %v: error %v, want %v", gvk, u, gotErr, wantErr)
 	}
@@ -167,75 +162,4 @@ func TestFromUnstructuredStrictRecursiveType(t *testing.T) {
 			t.Errorf("%s: known = %v, want %v", c.object, got, !c.unknown)
 		}
 	}
-}
-
-// toUnstructured gives what the converter gives, managed fields
-// included, on the first conversion and on those the memo answers; what
-// the caller does with its result changes no later one.
-func TestToUnstructuredRemembersFieldsV1(t *testing.T) {
-	w := newWorld(t, nil)
-	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	fields := newFieldsV1
-	objects := []runtime.Object{
-		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "none"}},
-		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "entries", ManagedFields: []metav1.ManagedFieldsEntry{
-			{Manager: "a", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", Time: &at, FieldsType: "FieldsV1",
-				FieldsV1: fields(`{"f:spec":{"f:replicas":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}}}}}`)},
-			{Manager: "b", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"},
-			{Manager: "c", FieldsV1: fields(`{"f:metadata":{"f:labels":{".":{},"f:x":{}}}}`)},
-			{Manager: "d", FieldsV1: &metav1.FieldsV1{}},
-			{},
-		}}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bad", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "a", FieldsV1: fields(`{not json`)}}}},
-	}
-	for round := range 3 {
-		for _, obj := range objects {
-			want, wantErr := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-			got, err := w.toUnstructured(obj)
-			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-				t.Fatalf("round %d, %s: error %v, want %v", round, Describe(obj), err, wantErr)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("round %d, %s: (-converter +toUnstructured):\n%s", round, Describe(obj), diff)
-			}
-			// The caller owns the result.
-			if entries, _, _ := unstructured.NestedSlice(got, "metadata", "managedFields"); len(entries) > 0 {
-				if f, ok := got["metadata"].(map[string]any)["managedFields"].([]any)[0].(map[string]any)["fieldsV1"].(map[string]any); ok {
-					f["f:changed"] = map[string]any{}
-				}
-			}
-		}
-	}
-	if len(w.fieldsV1.byRaw) != 3 {
-		t.Errorf("%d fieldsV1 remembered, want 3", len(w.fieldsV1.byRaw))
-	}
-}
-
-// BenchmarkToUnstructured measures the dynamic client's conversion of a
-// Deployment with one managed fields entry: the converter's and
-// toUnstructured's.
-func BenchmarkToUnstructured(b *testing.B) {
-	w := &World{} // toUnstructured needs only its memo
-	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}, CreationTimestamp: at,
-		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "a", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", Time: &at, FieldsType: "FieldsV1",
-			FieldsV1: newFieldsV1(`{"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`)}}},
-		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}},
-	}
-	b.Run("converter", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("toUnstructured", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := w.toUnstructured(d); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
