@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 )
 
 // Kind names a way in which client-go's fakes differ from a real API
@@ -217,10 +218,10 @@ func (rs *rowServer) NewClientset(iface reflect.Type, config *rest.Config) (any,
 	return rs.srv.NewClientset(iface, config)
 }
 
-var _ fixture.ClientsetServer = (*rowServer)(nil)
+var _ adapter.ClientsetServer = (*rowServer)(nil)
 
 // Compare runs row of tb twice on t, on client-go's fakes and on srv
-// (fixture.WithServer), each with one sync of the row's key, and reports
+// (adapter.WithServer), each with one sync of the row's key, and reports
 // how the two differ. The rows' Want fields are not checked here (the
 // table's own test does that). A row with reactors fails t: reactors act on
 // the fakes only.
@@ -243,7 +244,7 @@ func Compare[K fixture.Key](t testing.TB, srv *Server, tb fixture.Table[K], row 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rep.Server = runSide(st, tb, row, fixture.WithServer(rs))
+		rep.Server = runSide(st, tb, row, adapter.WithServer(rs))
 	}()
 	<-done
 	if failed := st.failures(); failed != "" {
@@ -323,7 +324,7 @@ func runSide[K fixture.Key](t testing.TB, tb fixture.Table[K], row fixture.Row, 
 	res := fixture.Sync(f, sync, row.Key)
 	side := Side{Writes: res.Actions(), Events: res.Events, Err: res.Err, Objects: f.World(), resources: map[string]schema.GroupVersionResource{}}
 	for _, o := range side.Objects {
-		side.resources[objectName(o)], _ = f.ResourceOf(o)
+		side.resources[objectName(o)], _ = adapter.ResourceOf(f, o)
 	}
 	return side
 }
