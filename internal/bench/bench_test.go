@@ -368,9 +368,7 @@ func ctrltestRow(t testing.TB, w *world, impl string, b backend, startInformers 
 		t.Errorf("sync: %v", res.Err)
 	}
 	want := []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))}
-	if d := res.DiffActions(want); d != "" {
-		t.Errorf("actions mismatch (-want +got):\n%s", d)
-	}
+	res.AssertActions(want)
 	return res
 }
 
@@ -446,7 +444,7 @@ func BenchmarkRow(b *testing.B) {
 //   - op=render+assertfile: Golden() and golden.AssertFile against a file
 //     (what Result.AssertGolden does: read, parse as YAML, compare);
 //   - op=row+diffactions and op=row+golden: a whole row (BenchmarkRow's
-//     ctrltest default mode) compared by DiffActions or by the golden file.
+//     ctrltest default mode) compared by AssertActions or by the golden file.
 func BenchmarkGolden(b *testing.B) {
 	w := worldOf(0)
 	t := tbtest.PerOp(b)

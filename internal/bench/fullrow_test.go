@@ -51,7 +51,7 @@ type fullRowVariant struct {
 	//     about ten times as much per row; see BenchmarkRow's
 	//     backend=fieldmanaged);
 	//   - "ctrltest-sync": fixture.New and one fixture.Sync, compared with
-	//     DiffActions (BenchmarkRow's impl=ctrltest), on the server model;
+	//     AssertActions (BenchmarkRow's impl=ctrltest), on the server model;
 	//   - "ctrltest-row": fixture.Table.RunRow with the default options and
 	//     the quick checks (go test -short's): the server model, the row's
 	//     action, event, queue and error checks, the idempotency/convergence
@@ -222,9 +222,7 @@ func ctrltestOwnerSync(t testing.TB, w *world) *ctrltest.Result {
 		t.Errorf("sync: %v", res.Err)
 	}
 	want := []actions.Action{actions.Create(ownerReplicaSet(d, 3)), actions.UpdateStatus(ownerDeployment(3, 0))}
-	if d := res.DiffActions(want); d != "" {
-		t.Errorf("actions mismatch (-want +got):\n%s", d)
-	}
+	res.AssertActions(want)
 	return res
 }
 

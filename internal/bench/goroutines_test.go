@@ -235,8 +235,8 @@ func TestBroadcasterCases(t *testing.T) {
 		op := tbtest.PerOp(t)
 		res := broadcasterTable.RunRow(op, broadcasterRow())
 		op.Done()
-		if d := res.DiffEvents([]ctrltest.Event{wantSyncedEvent}); d != "" {
-			t.Errorf("events (-want +got):\n%s", d)
+		if w := wantSyncedEvent; len(res.Events) != 1 || res.Events[0].Type != w.Type || res.Events[0].Reason != w.Reason || res.Events[0].Message != w.Message {
+			t.Errorf("events = %v, want %v", res.Events, w)
 		}
 	})
 	t.Run("sync", func(t *testing.T) { broadcasterSync(t) })
