@@ -322,7 +322,7 @@ func runSide[K fixture.Key](t testing.TB, tb fixture.Table[K], row fixture.Row, 
 		t.Fatal("parity: Wire returned a nil sync function")
 	}
 	res := fixture.Sync(f, sync, row.Key)
-	side := Side{Writes: res.Actions(), Events: res.Events, Err: res.Err, Objects: f.World(), resources: map[string]schema.GroupVersionResource{}}
+	side := Side{Writes: res.Actions(), Events: res.Events, Err: res.Err, Objects: f.Objects(), resources: map[string]schema.GroupVersionResource{}}
 	for _, o := range side.Objects {
 		side.resources[objectName(o)], _ = adapter.ResourceOf(f, o)
 	}

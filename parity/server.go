@@ -143,7 +143,7 @@ func (s *Server) ClientConfig(record func(actions.Action)) *rest.Config {
 }
 
 // NewClientset builds the real kubernetes clientset (client-go's
-// kubernetes.NewForConfig) for fixture.Kube and fixture.KubeFieldManaged,
+// kubernetes.NewForConfig) for the built-in kubernetes registration and fixture.KubeFieldManaged,
 // which have no fixture.ForConfig; nil for any other clientset (see
 // adapter.ClientsetServer).
 func (s *Server) NewClientset(iface reflect.Type, config *rest.Config) (any, error) {

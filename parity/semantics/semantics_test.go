@@ -89,7 +89,7 @@ func runSequence(t *testing.T, res resource, seq sequence, opts ...fixture.Optio
 	if res := fixture.Sync(f, sync, "default/"+seq.name); res.Err != nil {
 		t.Fatalf("semantics: %s/%s: %v", res.Key, seq.name, res.Err)
 	}
-	return run{Observations: r.obs, Objects: f.World()}
+	return run{Observations: r.obs, Objects: f.Objects()}
 }
 
 // touched returns the paths of the fields the sequences write besides
