@@ -176,13 +176,13 @@ func TestWireConnectsTheKeys(t *testing.T) {
 			sync := tb.Wire(f)
 			// The initial list, before the first reconcile: the Deployment
 			// (For) and its ConfigMap (Owns).
-			want := []fixture.Enqueued{fixture.Added("default/web"), fixture.Added("default/web")}
-			if d := cmp.Diff(want, f.Enqueued()); d != "" {
+			want := []fixture.QueueOp{fixture.Added("default/web"), fixture.Added("default/web")}
+			if d := cmp.Diff(want, f.QueueOps()); d != "" {
 				t.Errorf("keys the initial list enqueued (-want +got):\n%s", d)
 			}
 			_ = fixture.Sync(f, sync, "default/web") // a status write: the spec is the same
 			f.Refresh()
-			if got := f.Enqueued()[len(want):]; len(got) != 0 {
+			if got := f.QueueOps()[len(want):]; len(got) != 0 {
 				t.Errorf("a status write enqueued %v; want nothing (the predicate filters it out)", got)
 			}
 			cm := row.Objects[1].(*corev1.ConfigMap).DeepCopy()
@@ -191,7 +191,7 @@ func TestWireConnectsTheKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Refresh()
-			if d := cmp.Diff([]fixture.Enqueued{fixture.Added("default/web")}, f.Enqueued()[len(want):]); d != "" {
+			if d := cmp.Diff([]fixture.QueueOp{fixture.Added("default/web")}, f.QueueOps()[len(want):]); d != "" {
 				t.Errorf("a new ConfigMap it controls enqueued (-want +got):\n%s", d)
 			}
 		})

@@ -177,7 +177,7 @@ func cronJobRows() []fixture.Row {
 		Objects:      []runtime.Object{allow},
 		Key:          cronJobKey,
 		Options:      at(justBeforeTheHour),
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Minute+nextScheduleDelta)},
+		WantEnqueued: []fixture.QueueOp{fixture.AddedAfter(cronJobKey, time.Minute+nextScheduleDelta)},
 	}, {
 		// TestControllerV2SyncCronJob "never ran, is time, A": the job of
 		// the hour, the status (active, last schedule time), the event,
@@ -189,7 +189,7 @@ func cronJobRows() []fixture.Row {
 		WantActions: []actions.Action{jobCreate(created), actions.UpdateStatus(cjStatus(allow, batchv1.CronJobStatus{
 			Active: []corev1.ObjectReference{{Kind: "Job", Namespace: created.Namespace, Name: created.Name}}, LastScheduleTime: &ranAt}))},
 		WantEvents:   []fixture.Event{fixture.NewEvent(allow, corev1.EventTypeNormal, "SuccessfulCreate", "Created job "+created.Name)},
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
+		WantEnqueued: []fixture.QueueOp{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
 	}, {
 		// TestControllerV2SyncCronJob "never ran, is time, suspended":
 		// nothing, not even a requeue.
@@ -206,7 +206,7 @@ func cronJobRows() []fixture.Row {
 		Key:          cronJobKey,
 		Options:      at(justAfterTheHour),
 		WantEvents:   []fixture.Event{fixture.NewEvent(forbid, corev1.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")},
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
+		WantEnqueued: []fixture.QueueOp{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
 	}, {
 		// TestControllerV2SyncCronJob "prev ran but done, is time, A": the
 		// completed job leaves the active list (lastSuccessfulTime is its
@@ -222,7 +222,7 @@ func cronJobRows() []fixture.Row {
 			fixture.NewEvent(done, corev1.EventTypeNormal, "SawCompletedJob", "Saw completed job: "+completed.Name+", condition: Complete"),
 			fixture.NewEvent(done, corev1.EventTypeNormal, "SuccessfulCreate", "Created job "+doneCreated.Name),
 		},
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
+		WantEnqueued: []fixture.QueueOp{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
 	}}
 }
 
