@@ -20,6 +20,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/fixture/adapter"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Kind names a way in which client-go's fakes differ from a real API
@@ -105,7 +106,7 @@ type Side struct {
 	// server's answer to each.
 	Writes  []actions.Action
 	Answers []Response
-	Events  []fixture.Event
+	Events  []records.Event
 	Err     error
 	// Objects are the objects of every resource seeded or written, after
 	// the sync (see fixture.Fixture.World).

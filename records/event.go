@@ -85,7 +85,7 @@ func (e Event) WithMessagePrefix(prefix string) Event {
 // shown in the diff. e's Message, Action, Related and Annotations are not
 // compared.
 //
-//	fixture.NewEvent(foo, "Warning", "FailedSync", "").Where(func(got fixture.Event) error {
+//	fixture.NewEvent(foo, "Warning", "FailedSync", "").Where(func(got records.Event) error {
 //		if !strings.Contains(got.Message, "conflict") {
 //			return fmt.Errorf("no conflict in %q", got.Message)
 //		}

@@ -44,8 +44,26 @@ func (q QueueOp) String() string {
 }
 
 // On returns the expected record on the queue named queue
-// (fixture.QueueNamed): fixture.Added("snap-1").On("contents").
+// (fixture.QueueNamed): records.Added("snap-1").On("contents").
 func (q QueueOp) On(queue string) QueueOp {
 	q.Queue = queue
 	return q
 }
+
+// Added is the expected Add of key.
+func Added(key string) QueueOp { return QueueOp{Op: OpAdd, Key: key} }
+
+// AddedAfter is the expected AddAfter of key with delay d.
+func AddedAfter(key string, d time.Duration) QueueOp {
+	return QueueOp{Op: OpAddAfter, Key: key, After: d}
+}
+
+// RateLimited is the expected AddRateLimited of key, which the rate limiter
+// delayed by backoff (client-go's default controller limiter: 5ms, 10ms,
+// 20ms, ... per failure of the key).
+func RateLimited(key string, backoff time.Duration) QueueOp {
+	return QueueOp{Op: OpAddRateLimited, Key: key, After: backoff}
+}
+
+// Forgotten is the expected Forget of key.
+func Forgotten(key string) QueueOp { return QueueOp{Op: OpForget, Key: key} }

@@ -35,7 +35,7 @@ func TestHandleErr(t *testing.T) {
 		f.PrependReactor("update", "pods", conflict)
 		sync := process(newTestController(f))
 
-		var got []fixture.QueueOp
+		var got []records.QueueOp
 		for range maxRetries + 1 {
 			res := fixture.Sync(f, sync, "default/web")
 			res.AssertErr(isConflict)
@@ -44,7 +44,7 @@ func TestHandleErr(t *testing.T) {
 
 		// The default controller rate limiter backs off exponentially
 		// from 5ms; after five requeues the key is forgotten.
-		want := []fixture.QueueOp{
+		want := []records.QueueOp{
 			{Op: records.OpAddRateLimited, Key: "default/web", After: 5 * time.Millisecond},
 			{Op: records.OpAddRateLimited, Key: "default/web", After: 10 * time.Millisecond},
 			{Op: records.OpAddRateLimited, Key: "default/web", After: 20 * time.Millisecond},
@@ -61,6 +61,6 @@ func TestHandleErr(t *testing.T) {
 		f := fixture.New(t, fixture.WithObjects(newPod(nil)))
 		res := fixture.Sync(f, process(newTestController(f)), "default/web")
 		res.AssertErr(nil)
-		res.AssertEnqueued(fixture.QueueOp{Op: records.OpForget, Key: "default/web"})
+		res.AssertEnqueued(records.QueueOp{Op: records.OpForget, Key: "default/web"})
 	})
 }

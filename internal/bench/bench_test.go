@@ -36,6 +36,7 @@ import (
 	informers "github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/golden"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -526,7 +527,7 @@ func referenceTable(startInformers bool) ctrltest.Table[cache.ObjectName] {
 		Key:         testKey,
 		Objects:     []k8sruntime.Object{foo},
 		WantActions: []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))},
-		WantEvents:  []ctrltest.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
+		WantEvents:  []records.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
 	}
 	table := ctrltest.Table[cache.ObjectName]{Wire: wire, Options: ctrltestOptions("ctrltest", simple, startInformers)}
 	if startInformers {

@@ -19,6 +19,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller"
 	"github.com/ctrltest/ctrltest/examples/owner"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -181,7 +182,7 @@ func fooFullRow(w *world) ctrltest.Row {
 		Key:         testKey,
 		Objects:     append([]k8sruntime.Object{foo}, w.unrelated...),
 		WantActions: []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))},
-		WantEvents:  []ctrltest.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
+		WantEvents:  []records.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
 	}
 }
 
