@@ -1,6 +1,10 @@
 package records
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ctrltest/ctrltest/actions"
+)
 
 // Call is a call a controller made outside Kubernetes (to a cloud, a DNS
 // provider, a registry, a webhook), as the fake the test wires in records
@@ -25,3 +29,17 @@ type Call struct {
 
 // String formats the call as "service.Method(args)".
 func (c Call) String() string { return fmt.Sprintf("%s.%s(%s)", c.Service, c.Method, c.Args) }
+
+// Refusal is a write the server refused, and its answer.
+type Refusal struct {
+	Action actions.Action
+	Err    error
+}
+
+// Warning is a warning the server gave the client of a write: the write,
+// and the warning's text as the server sends it (a client prints it after
+// "Warning: ").
+type Warning struct {
+	Action actions.Action
+	Text   string
+}

@@ -2,11 +2,14 @@
 // besides its requests: the events it recorded ([Event], about an
 // [ObjectRef]), what it did to its work queues ([QueueOp]; expected ones
 // are made with [Added], [AddedAfter], [RateLimited] and [Forgotten]) and
-// its calls outside Kubernetes ([Call]). Package fixture records them in a
+// its calls outside Kubernetes ([Call]), and what the server answered
+// besides objects: the writes it refused ([Refusal]) and its warnings
+// ([Warning]). Package fixture records them in a
 // sync's Result and compares them with a table row's expectations
 // (fixture.NewEvent makes an expected event with the kind its scheme
 // knows).
 //
 // The package holds values and their formatting only: it imports nothing
-// of the module but the work-queue operations' names.
+// of the module but actions (a write as a value) and the work-queue
+// operations' names.
 package records
