@@ -4,7 +4,9 @@
 // are made with [Added], [AddedAfter], [RateLimited] and [Forgotten]) and
 // its calls outside Kubernetes ([Call]), and what the server answered
 // besides objects: the writes it refused ([Refusal]) and its warnings
-// ([Warning]). Package fixture records them in a
+// ([Warning]); and the reports of the sweeps that replay a sync with a
+// write failing ([SweepReport]) or its changes delivered another way
+// ([EventReport]). Package fixture records them in a
 // sync's Result and compares them with a table row's expectations
 // (fixture.NewEvent makes an expected event with the kind its scheme
 // knows).
