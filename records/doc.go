@@ -4,7 +4,8 @@
 // are made with [Added], [AddedAfter], [RateLimited] and [Forgotten]) and
 // its calls outside Kubernetes ([Call]), and what the server answered
 // besides objects: the writes it refused ([Refusal]) and its warnings
-// ([Warning]); and the reports of the sweeps that replay a sync with a
+// ([Warning]); a request as the server sees it ([Request], what a
+// fixture.Fault decides from); and the reports of the sweeps that replay a sync with a
 // write failing ([SweepReport]) or its changes delivered another way
 // ([EventReport]). Package fixture records them in a
 // sync's Result and compares them with a table row's expectations
