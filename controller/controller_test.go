@@ -24,6 +24,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/fake"
 	"github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 func TestMain(m *testing.M) {
@@ -140,35 +141,35 @@ func TestSync(t *testing.T) {
 			Name: "empty deploymentName", Key: testKey, Objects: []runtime.Object{noName},
 		}, {
 			Name: "creates the Deployment", Key: testKey, Objects: []runtime.Object{newFoo(new(int32(3)), 0)},
-			WantActions: []actions.Action{create}, WantEvents: []fixture.Event{synced},
+			WantActions: []actions.Action{create}, WantEvents: []records.Event{synced},
 		}, {
 			Name: "Deployment not controlled", Key: testKey,
 			Objects: []runtime.Object{newFoo(new(int32(1)), 0), deployment(new(int32(1)), 0)},
-			WantErr: errExists, WantEvents: []fixture.Event{exists},
+			WantErr: errExists, WantEvents: []records.Event{exists},
 		}, {
 			Name: "Deployment controlled by another Foo", Key: testKey,
 			Objects: []runtime.Object{newFoo(new(int32(1)), 0), deployment(new(int32(1)), 0, fooRef("another-uid"))},
-			WantErr: errExists, WantEvents: []fixture.Event{exists},
+			WantErr: errExists, WantEvents: []records.Event{exists},
 		}, {
 			Name: "scales the Deployment", Key: testKey,
 			Objects:     []runtime.Object{newFoo(new(int32(3)), 0), deployment(new(int32(1)), 0, owned)},
-			WantActions: []actions.Action{scale}, WantEvents: []fixture.Event{synced},
+			WantActions: []actions.Action{scale}, WantEvents: []records.Event{synced},
 		}, {
 			Name: "scales a Deployment with nil replicas", Key: testKey,
 			Objects:     []runtime.Object{newFoo(new(int32(3)), 0), deployment(nil, 0, owned)},
-			WantActions: []actions.Action{scale}, WantEvents: []fixture.Event{synced},
+			WantActions: []actions.Action{scale}, WantEvents: []records.Event{synced},
 		}, {
 			Name: "nil Foo replicas leave the Deployment alone", Key: testKey,
 			Objects:    []runtime.Object{newFoo(nil, 0), deployment(new(int32(2)), 0, owned)},
-			WantEvents: []fixture.Event{synced},
+			WantEvents: []records.Event{synced},
 		}, {
 			Name: "updates the status", Key: testKey,
 			Objects:     []runtime.Object{newFoo(new(int32(2)), 0), deployment(new(int32(2)), 1, owned)},
-			WantActions: []actions.Action{status}, WantEvents: []fixture.Event{synced},
+			WantActions: []actions.Action{status}, WantEvents: []records.Event{synced},
 		}, {
 			Name: "in sync: writes nothing", Key: testKey,
 			Objects:    []runtime.Object{newFoo(new(int32(2)), 2), deployment(new(int32(2)), 2, owned)},
-			WantEvents: []fixture.Event{synced},
+			WantEvents: []records.Event{synced},
 		}, {
 			Name: "create error", Key: testKey, Objects: []runtime.Object{newFoo(new(int32(3)), 0)},
 			Reactors:    failing("create", "deployments"),
@@ -239,7 +240,7 @@ func TestNewDeploymentCopiesReplicas(t *testing.T) {
 
 var (
 	fooName = cache.ObjectName{Namespace: ns, Name: testFooName} // testKey as a queue item
-	added   = fixture.Added(testKey)
+	added   = records.Added(testKey)
 )
 
 // TestHandlers calls the event handlers directly, with the Foo in its
@@ -262,29 +263,29 @@ func TestHandlers(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		call func(*Controller)
-		want []fixture.Enqueued
+		want []records.QueueOp
 	}{
-		{"controlled by existing Foo", handle(controlled), []fixture.Enqueued{added}},
+		{"controlled by existing Foo", handle(controlled), []records.QueueOp{added}},
 		{"controlled by missing Foo", handle(owner(func(r *metav1.OwnerReference) { r.Name = "missing" })), nil},
 		{"no owner", handle(deployment(nil, 0)), nil},
 		{"owner is not controller", handle(owner(func(r *metav1.OwnerReference) { r.Controller = nil })), nil},
 		{"controller of another kind", handle(owner(func(r *metav1.OwnerReference) { r.Kind = "Bar" })), nil},
 		{"controller Foo of another group", handle(owner(func(r *metav1.OwnerReference) { r.APIVersion = "example.com/v1alpha1" })), nil},
-		{"tombstone", handle(cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: controlled}), []fixture.Enqueued{added}},
+		{"tombstone", handle(cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: controlled}), []records.QueueOp{added}},
 		{"tombstone of a non-object", handle(cache.DeletedFinalStateUnknown{Key: "default/test-dep", Obj: "junk"}), nil},
 		{"non-object", handle("junk"), nil},
 		{"update: resync with same resourceVersion", update(controlled, controlled.DeepCopy()), nil},
-		{"update: new resourceVersion", update(controlled, bumped), []fixture.Enqueued{added}},
-		{"enqueueFoo", enqueue(newFoo(nil, 0)), []fixture.Enqueued{added}},
+		{"update: new resourceVersion", update(controlled, bumped), []records.QueueOp{added}},
+		{"enqueueFoo", enqueue(newFoo(nil, 0)), []records.QueueOp{added}},
 		{"enqueueFoo: non-object", enqueue("junk"), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, newFoo(new(int32(1)), 0))
 			c := newController(f)
 			f.Start() // seeds the Foo lister; its handler enqueues the Foo's add
-			start := len(f.Enqueued())
+			start := len(f.QueueOps())
 			tt.call(c)
-			if diff := cmp.Diff(tt.want, f.Enqueued()[start:], cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.want, f.QueueOps()[start:], cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("enqueued (-want +got):\n%s", diff)
 			}
 		})
@@ -348,22 +349,22 @@ func step(f *fixture.Fixture, c *Controller) *fixture.Result {
 	}, testKey)
 }
 
-func rateLimited(after time.Duration) fixture.Enqueued {
-	return fixture.Enqueued{Op: fixture.OpAddRateLimited, Key: testKey, After: after}
+func rateLimited(after time.Duration) records.QueueOp {
+	return records.QueueOp{Op: records.OpAddRateLimited, Key: testKey, After: after}
 }
 
-var forgotten = fixture.Enqueued{Op: fixture.OpForget, Key: testKey}
+var forgotten = records.QueueOp{Op: records.OpForget, Key: testKey}
 
 func TestProcessNextWorkItemRetriesThenDrops(t *testing.T) {
 	ms := time.Millisecond
 	for _, tt := range []struct {
 		name string
 		opts []Option
-		want []fixture.Enqueued // per failed attempt
+		want []records.QueueOp // per failed attempt
 	}{
-		{"default max retries", nil, []fixture.Enqueued{rateLimited(5 * ms), rateLimited(10 * ms), rateLimited(20 * ms), rateLimited(40 * ms), rateLimited(80 * ms), forgotten}},
-		{"WithMaxRetries(2)", []Option{WithMaxRetries(2)}, []fixture.Enqueued{rateLimited(5 * ms), rateLimited(10 * ms), forgotten}},
-		{"WithMaxRetries(0)", []Option{WithMaxRetries(0)}, []fixture.Enqueued{forgotten}},
+		{"default max retries", nil, []records.QueueOp{rateLimited(5 * ms), rateLimited(10 * ms), rateLimited(20 * ms), rateLimited(40 * ms), rateLimited(80 * ms), forgotten}},
+		{"WithMaxRetries(2)", []Option{WithMaxRetries(2)}, []records.QueueOp{rateLimited(5 * ms), rateLimited(10 * ms), forgotten}},
+		{"WithMaxRetries(0)", []Option{WithMaxRetries(0)}, []records.QueueOp{forgotten}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// The Foo never syncs: its Deployment belongs to someone else.

@@ -39,7 +39,7 @@
 // are neither nullable nor defaulted, then defaults, then validates), so
 // a nil pointer whose json tag has no omitempty is no error. The
 // options apply to the fixture's server model: with fixture.WithBareFakes
-// nothing is checked, and on a real server (fixture.WithServer) the server
+// nothing is checked, and on a real server (adapter.WithServer) the server
 // does it all. A CRD whose kind no registration serves (no generated
 // clientset, no Go type) is served as unstructured objects only: the
 // dynamic and metadata clients, their informers and controller-runtime's

@@ -18,6 +18,7 @@ import (
 	"github.com/ctrltest/ctrltest/crd"
 	"github.com/ctrltest/ctrltest/examples/foo"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // The Foo controller (controller/) on a world that treats Foos as
@@ -38,7 +39,7 @@ func TestFooControllerWithCRD(t *testing.T) {
 			Key:         "default/test",
 			Objects:     []runtime.Object{withoutReplicas},
 			WantActions: []actions.Action{actions.Create(foo.NewDeployment(defaulted, 1))},
-			WantEvents:  []fixture.Event{fixture.NewEvent(defaulted, "Normal", controller.SuccessSynced, controller.MessageResourceSynced)},
+			WantEvents:  []records.Event{fixture.NewEvent(defaulted, "Normal", controller.SuccessSynced, controller.MessageResourceSynced)},
 		}},
 	}.Run(t)
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -106,7 +107,7 @@ func TestNullOfAPointerWithoutOmitempty(t *testing.T) {
 	f := fixture.New(t, fixture.WithTypes(contents), Files(t, contentsManifest),
 		fixture.WithObjects(newContent("seeded", nil)))
 	fixture.Sync(f, func(ctx context.Context, _ string) error {
-		_, created = f.Invoke(clienttesting.NewCreateAction(gvr, "default", newContent("created", nil)))
+		_, created = adapter.Invoke(f, clienttesting.NewCreateAction(gvr, "default", newContent("created", nil)))
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newContent("dynamic", nil))
 		if err != nil {
 			return err
@@ -115,7 +116,7 @@ func TestNullOfAPointerWithoutOmitempty(t *testing.T) {
 			t.Fatalf("the Go type encodes sourceVolumeMode as %v; the test needs a null", v)
 		}
 		_, viaDynamic = f.Dynamic().Resource(gvr).Namespace("default").Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
-		_, bad = f.Invoke(clienttesting.NewCreateAction(gvr, "default", newContent("sideways", ptr.To("Sideways"))))
+		_, bad = adapter.Invoke(f, clienttesting.NewCreateAction(gvr, "default", newContent("sideways", ptr.To("Sideways"))))
 		return nil
 	}, "default/seeded")
 	if created != nil || viaDynamic != nil {
@@ -145,12 +146,12 @@ func TestNullOfAPointerWithoutOmitemptyOnUpdate(t *testing.T) {
 	res := fixture.Sync(f, func(ctx context.Context, _ string) error {
 		c := f.Object(newContent("web", nil)).(*Content)
 		c.Spec.Driver = "other.csi.k8s.io"
-		if _, err := f.Invoke(clienttesting.NewUpdateAction(gvr, "default", c)); err != nil {
+		if _, err := adapter.Invoke(f, clienttesting.NewUpdateAction(gvr, "default", c)); err != nil {
 			return err
 		}
 		c = f.Object(newContent("web", nil)).(*Content)
 		c.Status = &ContentStatus{ReadyToUse: ptr.To(true)}
-		_, err := f.Invoke(clienttesting.NewUpdateSubresourceAction(gvr, "status", "default", c))
+		_, err := adapter.Invoke(f, clienttesting.NewUpdateSubresourceAction(gvr, "status", "default", c))
 		return err
 	}, "default/web")
 	if res.Err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,7 +83,7 @@ func (s labelSet) Lookup(k string) (string, bool) { v, ok := s[k]; return v, ok 
 // the world first if no sync did yet (as a request does).
 func (c *Client) indexer(r resourceInfo) (cache.Indexer, error) {
 	c.f.Start()
-	inf, err := c.f.Informer(r.gvr)
+	inf, err := adapter.Informer(c.f, r.gvr)
 	if err != nil {
 		return nil, err
 	}

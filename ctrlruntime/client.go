@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 )
 
 // Option configures a client of [NewClient].
@@ -134,7 +135,7 @@ func (c *Client) watch(obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.f.Informer(r.gvr)
+	_, err = adapter.Informer(c.f, r.gvr)
 	return err
 }
 
@@ -224,7 +225,7 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	if c.cached {
 		return c.cacheGet(r, key, obj, o)
 	}
-	ans, err := c.f.Invoke(clienttesting.NewGetActionWithOptions(r.gvr, r.ns(key.Namespace), key.Name, *o.AsGetOptions()))
+	ans, err := adapter.Invoke(c.f, clienttesting.NewGetActionWithOptions(r.gvr, r.ns(key.Namespace), key.Name, *o.AsGetOptions()))
 	if err != nil {
 		return err
 	}
@@ -245,7 +246,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if c.cached {
 		return c.cacheList(r, list, o, match)
 	}
-	ans, err := c.f.Invoke(clienttesting.NewListActionWithOptions(r.gvr, r.gvk, r.ns(o.Namespace), *o.AsListOptions()))
+	ans, err := adapter.Invoke(c.f, clienttesting.NewListActionWithOptions(r.gvr, r.gvk, r.ns(o.Namespace), *o.AsListOptions()))
 	if err != nil {
 		return err
 	}
@@ -289,7 +290,7 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 	if err != nil {
 		return err
 	}
-	ans, err := c.f.Invoke(clienttesting.NewCreateActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), send, *o.AsCreateOptions()))
+	ans, err := adapter.Invoke(c.f, clienttesting.NewCreateActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), send, *o.AsCreateOptions()))
 	if err != nil {
 		return err
 	}
@@ -320,7 +321,7 @@ func (c *Client) update(obj client.Object, sub string, body client.Object, o *cl
 	} else {
 		action = clienttesting.NewUpdateSubresourceActionWithOptions(r.gvr, sub, r.ns(obj.GetNamespace()), send, *o.AsUpdateOptions())
 	}
-	ans, err := c.f.Invoke(action)
+	ans, err := adapter.Invoke(c.f, action)
 	if err != nil {
 		return err
 	}
@@ -356,7 +357,7 @@ func (c *Client) patch(obj client.Object, sub string, body client.Object, patch 
 	if sub != "" {
 		subs = []string{sub}
 	}
-	ans, err := c.f.Invoke(clienttesting.NewPatchSubresourceActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), obj.GetName(), patch.Type(), data, *o.AsPatchOptions(), subs...))
+	ans, err := adapter.Invoke(c.f, clienttesting.NewPatchSubresourceActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), obj.GetName(), patch.Type(), data, *o.AsPatchOptions(), subs...))
 	if err != nil {
 		return err
 	}
@@ -396,7 +397,7 @@ func (c *Client) apply(obj runtime.ApplyConfiguration, sub string, o *client.App
 	if sub != "" {
 		subs = []string{sub}
 	}
-	ans, err := c.f.Invoke(clienttesting.NewPatchSubresourceActionWithOptions(r.gvr, r.ns(u.GetNamespace()), u.GetName(), types.ApplyPatchType, data, *o.AsPatchOptions(), subs...))
+	ans, err := adapter.Invoke(c.f, clienttesting.NewPatchSubresourceActionWithOptions(r.gvr, r.ns(u.GetNamespace()), u.GetName(), types.ApplyPatchType, data, *o.AsPatchOptions(), subs...))
 	if err != nil {
 		return err
 	}
@@ -414,7 +415,7 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 		return err
 	}
 	o := (&client.DeleteOptions{}).ApplyOptions(opts)
-	_, err = c.f.Invoke(clienttesting.NewDeleteActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), obj.GetName(), *o.AsDeleteOptions()))
+	_, err = adapter.Invoke(c.f, clienttesting.NewDeleteActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), obj.GetName(), *o.AsDeleteOptions()))
 	return err
 }
 
@@ -425,7 +426,7 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 		return err
 	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
-	_, err = c.f.Invoke(clienttesting.NewDeleteCollectionActionWithOptions(r.gvr, r.ns(o.Namespace), *o.AsDeleteOptions(), *o.AsListOptions()))
+	_, err = adapter.Invoke(c.f, clienttesting.NewDeleteCollectionActionWithOptions(r.gvr, r.ns(o.Namespace), *o.AsDeleteOptions(), *o.AsListOptions()))
 	return err
 }
 
@@ -437,7 +438,7 @@ func (c *Client) Watch(ctx context.Context, list client.ObjectList, opts ...clie
 		return nil, err
 	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
-	w, err := c.f.InvokeWatch(clienttesting.NewWatchActionWithOptions(r.gvr, r.ns(o.Namespace), *o.AsListOptions()))
+	w, err := adapter.InvokeWatch(c.f, clienttesting.NewWatchActionWithOptions(r.gvr, r.ns(o.Namespace), *o.AsListOptions()))
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +484,7 @@ func (s *subResourceClient) Get(ctx context.Context, obj, subResource client.Obj
 		return err
 	}
 	o := (&client.SubResourceGetOptions{}).ApplyOptions(opts)
-	ans, err := s.c.f.Invoke(clienttesting.NewGetSubresourceActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), s.sub, obj.GetName(), *o.AsGetOptions()))
+	ans, err := adapter.Invoke(s.c.f, clienttesting.NewGetSubresourceActionWithOptions(r.gvr, r.ns(obj.GetNamespace()), s.sub, obj.GetName(), *o.AsGetOptions()))
 	if err != nil {
 		return err
 	}
@@ -505,7 +506,7 @@ func (s *subResourceClient) Create(ctx context.Context, obj, subResource client.
 	if err != nil {
 		return err
 	}
-	ans, err := s.c.f.Invoke(clienttesting.NewCreateSubresourceActionWithOptions(r.gvr, obj.GetName(), s.sub, r.ns(obj.GetNamespace()), send, *o.AsCreateOptions()))
+	ans, err := adapter.Invoke(s.c.f, clienttesting.NewCreateSubresourceActionWithOptions(r.gvr, obj.GetName(), s.sub, r.ns(obj.GetNamespace()), send, *o.AsCreateOptions()))
 	if err != nil {
 		return err
 	}

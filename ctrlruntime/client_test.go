@@ -25,6 +25,7 @@ import (
 	"github.com/ctrltest/ctrltest/ctrlruntime"
 	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -272,7 +273,7 @@ func TestReactorsAndFailures(t *testing.T) {
 	if err := c.Create(ctx, deploy("web", 1, nil)); !apierrors.IsForbidden(err) {
 		t.Errorf("Create with a reactor that refuses it: %v, want Forbidden", err)
 	}
-	f.InduceFailure(fixture.Failure{Verb: "delete", Resource: "configmaps", Err: apierrors.NewInternalError(errors.New("boom"))})
+	f.InjectFault(fixture.Fault{Verb: "delete", Resource: "configmaps", Err: func(records.Request) error { return apierrors.NewInternalError(errors.New("boom")) }})
 	if err := c.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}}); !apierrors.IsInternalError(err) {
 		t.Errorf("Delete with an induced failure: %v, want InternalError", err)
 	}

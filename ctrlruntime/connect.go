@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 )
 
 // connect starts the event sources of the controllers added to m on the
@@ -18,10 +19,10 @@ import (
 // go to the fixture's work-queue spy (fixture.Queue[string]) as keys
 // ("namespace/name", see Key). So the fixture calls them as it delivers
 // the world's changes, and its checks see what re-queues a key. On a real
-// API server (fixture.WithServer) nothing is connected. The handlers get
+// API server (adapter.WithServer) nothing is connected. The handlers get
 // the informers' objects (the initial list) before connect returns.
 func (m *Manager) connect(f *fixture.Fixture) error {
-	if f.RESTConfig() != nil {
+	if adapter.RESTConfig(f) != nil {
 		return nil
 	}
 	q := requestQueue{fixture.Queue[string](f)}
@@ -37,7 +38,7 @@ func (m *Manager) connect(f *fixture.Fixture) error {
 				return err
 			}
 		default:
-			typedInformer, err := f.Informer(h.informer.gvr)
+			typedInformer, err := adapter.Informer(f, h.informer.gvr)
 			if err != nil {
 				return fmt.Errorf("the informer of %v: %w", k.gvk, err)
 			}

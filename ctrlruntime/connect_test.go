@@ -22,6 +22,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/ctrlruntime"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -176,13 +177,13 @@ func TestWireConnectsTheKeys(t *testing.T) {
 			sync := tb.Wire(f)
 			// The initial list, before the first reconcile: the Deployment
 			// (For) and its ConfigMap (Owns).
-			want := []fixture.Enqueued{fixture.Added("default/web"), fixture.Added("default/web")}
-			if d := cmp.Diff(want, f.Enqueued()); d != "" {
+			want := []records.QueueOp{records.Added("default/web"), records.Added("default/web")}
+			if d := cmp.Diff(want, f.QueueOps()); d != "" {
 				t.Errorf("keys the initial list enqueued (-want +got):\n%s", d)
 			}
 			_ = fixture.Sync(f, sync, "default/web") // a status write: the spec is the same
 			f.Refresh()
-			if got := f.Enqueued()[len(want):]; len(got) != 0 {
+			if got := f.QueueOps()[len(want):]; len(got) != 0 {
 				t.Errorf("a status write enqueued %v; want nothing (the predicate filters it out)", got)
 			}
 			cm := row.Objects[1].(*corev1.ConfigMap).DeepCopy()
@@ -191,7 +192,7 @@ func TestWireConnectsTheKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Refresh()
-			if d := cmp.Diff([]fixture.Enqueued{fixture.Added("default/web")}, f.Enqueued()[len(want):]); d != "" {
+			if d := cmp.Diff([]records.QueueOp{records.Added("default/web")}, f.QueueOps()[len(want):]); d != "" {
 				t.Errorf("a new ConfigMap it controls enqueued (-want +got):\n%s", d)
 			}
 		})
@@ -255,9 +256,9 @@ func TestWireConnectsRunningInformers(t *testing.T) {
 	f := fixture.New(t, fixture.WithInformers(), fixture.WithObjects(countedRow().Objects...))
 	sync := counterTable(counter{}, true).Wire(f)
 	// The initial list: the Deployment (For), its ConfigMap (Owns).
-	f.AwaitEnqueued(fixture.Added("default/web"), fixture.Added("default/web"))
+	f.AwaitEnqueued(records.Added("default/web"), records.Added("default/web"))
 	if res := fixture.Sync(f, sync, "default/web"); res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	f.AwaitEnqueued(fixture.Added("default/web")) // the status write's update event (For)
+	f.AwaitEnqueued(records.Added("default/web")) // the status write's update event (For)
 }

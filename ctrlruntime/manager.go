@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -152,7 +153,7 @@ func (m *Manager) GetHTTPClient() *http.Client { return nil }
 // GetConfig returns the fixture's REST config on a real API server, an
 // empty one otherwise.
 func (m *Manager) GetConfig() *rest.Config {
-	if c := m.env.F.RESTConfig(); c != nil {
+	if c := adapter.RESTConfig(m.env.F); c != nil {
 		return c
 	}
 	return &rest.Config{}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 )
 
 // Env is what a reconciler is wired with: a manager's pieces, served by
@@ -24,7 +25,7 @@ type Env struct {
 	// Client is the manager's client (mgr.GetClient()): it reads from
 	// the informers' view (Cached, deep copies) unless the table is
 	// Uncached, and writes to the world. On a real API server
-	// (fixture.WithServer, parity) it is controller-runtime's own client,
+	// (adapter.WithServer, parity) it is controller-runtime's own client,
 	// made from the fixture's RESTConfig, reading from the server.
 	Client client.Client
 	// APIReader reads straight from the world (mgr.GetAPIReader()): its
@@ -76,7 +77,7 @@ func NewEnv(f *fixture.Fixture, opts ...Option) *Env {
 		EventsRecorder: eventsRecorder{f.EventsRecorder()},
 	}
 	env.Manager = newManager(env)
-	if cfg := f.RESTConfig(); cfg != nil {
+	if cfg := adapter.RESTConfig(f); cfg != nil {
 		c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: f.RESTMapper()})
 		if err != nil {
 			f.T().Fatalf("ctrlruntime.NewEnv: a client of the real API server: %v", err)
@@ -151,7 +152,7 @@ func Wire(wire func(env *Env) reconcile.Reconciler, opts ...Option) func(*fixtur
 			f.T().Fatal("ctrlruntime.Wire: nil wire function")
 		}
 		var seen []client.Object
-		for _, o := range f.Seeds() {
+		for _, o := range adapter.Seeds(f) {
 			if co, ok := o.(client.Object); ok {
 				seen = append(seen, co)
 			}
@@ -168,7 +169,7 @@ func Wire(wire func(env *Env) reconcile.Reconciler, opts ...Option) func(*fixtur
 			}
 		}
 		return SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) {
-			f.SetReturned(returned(res))
+			adapter.SetReturned(f, returned(res))
 		})
 	}
 }
@@ -226,7 +227,7 @@ func Reconcile(f *fixture.Fixture, r reconcile.Reconciler, req reconcile.Request
 	var got reconcile.Result
 	res := fixture.Sync(f, SyncFunc(r, func(_ reconcile.Request, res reconcile.Result) {
 		got = res
-		f.SetReturned(returned(res))
+		adapter.SetReturned(f, returned(res))
 	}), Key(req))
 	return res, got
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ctrltest/ctrltest/ctrlruntime"
 	webappv1 "github.com/ctrltest/ctrltest/ctrlruntime/examples/webapp/api/v1"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -257,7 +258,7 @@ func TestTableClusterScopedUncached(t *testing.T) {
 			Key:         "web",
 			WantActions: []actions.Action{actions.Patch(ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"web"}}}`))},
 			WantReads:   []actions.Action{actions.Get(ns)},
-			WantEvents:  []fixture.Event{labelled},
+			WantEvents:  []records.Event{labelled},
 		}},
 	}.Run(t)
 }

@@ -20,8 +20,8 @@
 // [Mask] and [WithTransform] (fixture: Table.GoldenOptions,
 // Row.GoldenOptions, Cases.GoldenOptions, Result.AssertGolden(opts...));
 // [KeepUIDs] and [KeepConditionTimes] turn the built-in ones off. A package
-// whose directory is read-only keeps its files elsewhere: [PathIn],
-// Table.GoldenDir, Result.AssertGoldenIn.
+// whose directory is read-only keeps its files elsewhere with [InDir],
+// among the same options.
 //
 // [Assert] compares a document with the golden file of the running test,
 // testdata/<TestName>/<subtest>.golden.yaml ([Path]; names are sanitized by

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 func FuzzSanitizeName(f *testing.F) {
@@ -55,7 +56,7 @@ func FuzzRender(f *testing.F) {
 				actions.Patch(obj, types.MergePatchType, patch),
 				{Verb: "update", Name: name, Object: obj},
 			},
-			Events: []Event{{Object: name, Message: message}},
+			Events: []records.Event{{Object: records.ObjectRef{Namespace: "ns", Name: name}, Message: message}},
 			Err:    errors.New(message),
 		}
 		got, err := Render(s)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // recordingTB records failures instead of reporting them.
@@ -220,7 +221,7 @@ func TestRender(t *testing.T) {
 			actions.Patch(d, types.MergePatchType, []byte(`{"spec":{"replicas":3}}`)),
 			actions.Patch(d, types.JSONPatchType, []byte(`not json`)),
 		},
-		Events:   []Event{{Object: "Deployment default/web", Type: "Normal", Reason: "Scaled", Message: "scaled"}},
+		Events:   []records.Event{{Object: records.ObjectRef{Kind: "Deployment", Namespace: "default", Name: "web"}, Type: "Normal", Reason: "Scaled", Message: "scaled"}},
 		Enqueued: []string{"add default/web"},
 		Err:      errors.New("boom"),
 		Kind: func(runtime.Object) (schema.GroupVersionKind, bool) {

@@ -15,8 +15,13 @@ const (
 	MaskPlaceholder = "<masked>"
 )
 
-// Option changes how Render renders a sync.
-type Option func(*config)
+// An Option changes how Render renders a sync, or where Path puts a golden
+// file (InDir). Options are made by this package's functions.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (o optionFunc) apply(c *config) { o(c) }
 
 // Transform is a rewrite of a rendered object or patch body: a map as
 // kubectl get -o yaml shows it, to change in place.
@@ -26,13 +31,14 @@ type config struct {
 	transforms         []Transform
 	keepUIDs           bool
 	keepConditionTimes bool
+	dir                string
 }
 
 func newConfig(opts []Option) *config {
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
-			o(c)
+			o.apply(c)
 		}
 	}
 	return c
@@ -44,20 +50,22 @@ func newConfig(opts []Option) *config {
 // timestamp in an annotation): replace them with a stable value rather than
 // deleting them, so that the golden file still shows that they are set.
 func WithTransform(fn Transform) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if fn != nil {
 			c.transforms = append(c.transforms, fn)
 		}
-	}
+	})
 }
 
 // KeepUIDs renders uids as they are, not as "<uid-N>": for tables whose
 // seeds all carry fixed uids that the golden file should show.
-func KeepUIDs() Option { return func(c *config) { c.keepUIDs = true } }
+func KeepUIDs() Option { return optionFunc(func(c *config) { c.keepUIDs = true }) }
 
 // KeepConditionTimes renders the timestamps of conditions as they are, not
 // as TimePlaceholder: for a controller whose clock the test fixes.
-func KeepConditionTimes() Option { return func(c *config) { c.keepConditionTimes = true } }
+func KeepConditionTimes() Option {
+	return optionFunc(func(c *config) { c.keepConditionTimes = true })
+}
 
 // Mask replaces the field at path, in every rendered object and patch body
 // that has it, with MaskPlaceholder. Each element of path names a map key;

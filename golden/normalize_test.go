@@ -158,11 +158,11 @@ func TestRenderNormalizers(t *testing.T) {
 	}
 }
 
-func TestPathIn(t *testing.T) {
-	if got, want := filepath.ToSlash(PathIn("/tmp/g", "TestFoo/a b")), "/tmp/g/TestFoo/"+SanitizeName("a b")+Suffix; got != want {
-		t.Errorf("PathIn = %q, want %q", got, want)
+func TestPathInDir(t *testing.T) {
+	if got, want := filepath.ToSlash(Path("TestFoo/a b", InDir("/tmp/g"))), "/tmp/g/TestFoo/"+SanitizeName("a b")+Suffix; got != want {
+		t.Errorf("Path(InDir) = %q, want %q", got, want)
 	}
-	if PathIn(Dir, "TestFoo/x") != Path("TestFoo/x") {
-		t.Error("PathIn(Dir, name) differs from Path(name)")
+	if Path("TestFoo/x", InDir(Dir), KeepUIDs()) != Path("TestFoo/x") {
+		t.Error("Path(name, InDir(Dir)) differs from Path(name)")
 	}
 }

@@ -18,23 +18,27 @@ const Dir = "testdata"
 // Path returns the golden file of the test named name (t.Name()):
 // testdata/<TestName>/<subtest>.golden.yaml, or testdata/<TestName>.golden.yaml
 // for a test without subtests. Each part of the name is sanitized (see
-// SanitizeName), so no name escapes testdata/.
-func Path(name string) string {
-	return PathIn(Dir, name)
-}
-
-// PathIn is Path with dir in place of testdata/: the golden file of the test
-// named name under dir, <dir>/<TestName>/<subtest>.golden.yaml. Use it when
-// the package directory cannot be written (a package in the module cache,
-// tested through an overlay): dir may be absolute. Files under a dir other
-// than testdata/ are not looked at by Stale.
-func PathIn(dir, name string) string {
+// SanitizeName), so no name escapes testdata/. With InDir among opts the
+// file is under that directory instead; the other options do not change
+// the path.
+func Path(name string, opts ...Option) string {
+	dir := newConfig(opts).dir
+	if dir == "" {
+		dir = Dir
+	}
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = SanitizeName(p)
 	}
 	return filepath.Join(append([]string{dir}, parts...)...) + Suffix
 }
+
+// InDir keeps golden files under dir instead of testdata/ (see Path), for a
+// package whose directory cannot be written (a package in the module
+// cache, tested through an overlay): dir may be absolute. Files under a dir
+// other than testdata/ are not looked at by Stale. It changes where a file
+// is, not how a sync renders.
+func InDir(dir string) Option { return optionFunc(func(c *config) { c.dir = dir }) }
 
 // SanitizeName turns one part of a test name into a safe file name: letters,
 // digits, '-', '_' and '.' are kept, anything else becomes '_', a leading

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ctrltest/ctrltest/actions"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Sync is what one sync did, as the fixture package hands it over for
@@ -22,8 +23,9 @@ type Sync struct {
 	// Refused holds the server's answer to each action it refused, by
 	// index in Actions; it renders as the action's refused field.
 	Refused map[int]string
-	// Events are the recorded events, in order.
-	Events []Event
+	// Events are the recorded events, in order; each renders its object
+	// and related object as "Kind namespace/name".
+	Events []records.Event
 	// Enqueued are the work-queue records, one line each, in order.
 	Enqueued []string
 	// Calls are the calls outside Kubernetes, one line each, in order;
@@ -43,8 +45,8 @@ type Sync struct {
 	Kind func(runtime.Object) (schema.GroupVersionKind, bool)
 }
 
-// Event is an event as a golden file shows it.
-type Event struct {
+// eventDoc is an event as a golden file shows it.
+type eventDoc struct {
 	Object      string            `json:"object"`
 	Type        string            `json:"type"`
 	Reason      string            `json:"reason"`
@@ -58,7 +60,7 @@ type syncDoc struct {
 	Key      string      `json:"key"`
 	Returned string      `json:"returned,omitempty"`
 	Actions  []actionDoc `json:"actions"`
-	Events   []Event     `json:"events"`
+	Events   []eventDoc  `json:"events"`
 	Calls    []string    `json:"calls,omitempty"`
 	Enqueued any         `json:"enqueued,omitempty"` // []string; nil when unseen
 	Error    *string     `json:"error"`
@@ -102,9 +104,13 @@ type actionDoc struct {
 func Render(s Sync, opts ...Option) ([]byte, error) {
 	c := newConfig(opts)
 	ids := uids{}
-	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: s.Events, Calls: s.Calls}
-	if doc.Events == nil {
-		doc.Events = []Event{}
+	doc := syncDoc{Key: s.Key, Returned: s.Returned, Actions: []actionDoc{}, Events: []eventDoc{}, Calls: s.Calls}
+	for _, e := range s.Events {
+		ed := eventDoc{Object: e.Object.String(), Type: e.Type, Reason: e.Reason, Message: e.Message, Action: e.Action, Annotations: e.Annotations}
+		if e.Related != nil {
+			ed.Related = e.Related.String()
+		}
+		doc.Events = append(doc.Events, ed)
 	}
 	if !s.QueueUnseen {
 		doc.Enqueued = append([]string{}, s.Enqueued...)

@@ -11,7 +11,7 @@
 #   ctrltest         fixture.New, fixture.Sync and AssertActions.
 #
 # and prints their sizes, the ratios, how many functions of client-go's
-# real kubernetes clientset each links (none: fixture.Kube leaves it to the
+# real kubernetes clientset each links (none: the built-in kubernetes registration leaves it to the
 # server, see fixture.ClientsetServer), and the functions in each binary that
 # call reflect's Method or MethodByName with a name the linker cannot see:
 # any one of them makes the linker keep every exported method of every

@@ -20,6 +20,8 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Kind names a way in which client-go's fakes differ from a real API
@@ -106,7 +108,7 @@ type Side struct {
 	// server's answer to each.
 	Writes  []actions.Action
 	Answers []Response
-	Events  []fixture.Event
+	Events  []records.Event
 	Err     error
 	// Objects are the objects of every resource seeded or written, after
 	// the sync (see fixture.Fixture.World).
@@ -227,10 +229,10 @@ func (rs *rowServer) SettleControllers(ctx context.Context, state func() (string
 	return rs.srv.SettleControllers(ctx, state)
 }
 
-var _ fixture.ClientsetServer = (*rowServer)(nil)
+var _ adapter.ClientsetServer = (*rowServer)(nil)
 
 // Compare runs row of tb twice on t, on client-go's fakes and on srv
-// (fixture.WithServer), each with one sync of the row's key, and reports
+// (adapter.WithServer), each with one sync of the row's key, and reports
 // how the two differ. The rows' Want fields are not checked here (the
 // table's own test does that). A row with reactors fails t: reactors act on
 // the fakes only.
@@ -253,7 +255,7 @@ func Compare[K fixture.Key](t testing.TB, srv *Server, tb fixture.Table[K], row 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rep.Server = runSide(st, tb, row, fixture.WithServer(rs))
+		rep.Server = runSide(st, tb, row, adapter.WithServer(rs))
 	}()
 	<-done
 	if failed := st.failures(); failed != "" {
@@ -332,9 +334,9 @@ func runSide[K fixture.Key](t testing.TB, tb fixture.Table[K], row fixture.Row, 
 		t.Fatal("parity: Wire returned a nil sync function")
 	}
 	res := fixture.Sync(f, sync, row.Key)
-	side := Side{Writes: res.Actions(), Events: res.Events, Err: res.Err, Objects: f.World(), resources: map[string]schema.GroupVersionResource{}}
+	side := Side{Writes: res.Actions(), Events: res.Events, Err: res.Err, Objects: f.Objects(), resources: map[string]schema.GroupVersionResource{}}
 	for _, o := range side.Objects {
-		side.resources[objectName(o)], _ = f.ResourceOf(o)
+		side.resources[objectName(o)], _ = adapter.ResourceOf(f, o)
 	}
 	return side
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // The classification of divergences, on sides made by hand (the examples
@@ -226,7 +227,7 @@ func fills(paths ...string) filledFunc {
 }
 
 func TestDivergeEvents(t *testing.T) {
-	ev := func(reason string) []fixture.Event { return []fixture.Event{{Type: "Normal", Reason: reason}} }
+	ev := func(reason string) []records.Event { return []records.Event{{Type: "Normal", Reason: reason}} }
 	fakes, server := side(nil, nil), side(nil, nil)
 	fakes.Events, server.Events = ev("Synced"), ev("Failed")
 	if got := kindsOf(diverge(fakes, server, false, nil)); !slices.Equal(got, []Kind{Events}) {

@@ -2,7 +2,7 @@
 // real kube-apiserver, and reports where the two differ.
 //
 // Run (or Compare, for one row) runs each row twice: on the fakes, as the
-// table's own test does, and on a server (fixture.WithServer), where each
+// table's own test does, and on a server (adapter.WithServer), where each
 // row gets namespaces of its own, its seed objects are created through the
 // API (so they get the server's defaults; a status is written through the
 // status subresource), the informers are started and synced, the key is

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 )
 
 // staleServer is a server whose informers start from a world older than
@@ -110,7 +111,7 @@ func seedWorld() []fixture.Option {
 // than the seeding (the fixture waits for them to catch up).
 func TestSyncSeesTheSeededWorld(t *testing.T) {
 	srv := newStaleServer(t, time.Second)
-	f := fixture.New(t, append(seedWorld(), fixture.WithServer(srv))...)
+	f := fixture.New(t, append(seedWorld(), adapter.WithServer(srv))...)
 	deployments := f.KubeInformers().Apps().V1().Deployments().Lister()
 	configMaps := f.KubeInformers().Core().V1().ConfigMaps().Lister()
 	sync := func(ctx context.Context, key string) error {
@@ -144,7 +145,7 @@ func TestSeedWaitFailsClearly(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f := fixture.New(st, append(seedWorld(), fixture.WithServer(srv), fixture.WithTimeout(500*time.Millisecond))...)
+		f := fixture.New(st, append(seedWorld(), adapter.WithServer(srv), fixture.WithTimeout(500*time.Millisecond))...)
 		_ = f.KubeInformers().Apps().V1().Deployments().Lister()
 		_ = f.KubeInformers().Core().V1().ConfigMaps().Lister()
 		f.Start()

@@ -22,12 +22,12 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/ctrltest/ctrltest/actions"
-	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 )
 
 // Server is the API server parity runs use: an etcd and a kube-apiserver
 // on 127.0.0.1 (Start), or a cluster of the user's (Connect). It
-// implements fixture.Server and fixture.ClientsetServer.
+// implements adapter.Server and adapter.ClientsetServer.
 type Server struct {
 	// Config reaches the server with rights to create namespaces, custom
 	// resource definitions and the objects of the rows.
@@ -139,7 +139,7 @@ func Connect(config *rest.Config) (*Server, error) {
 }
 
 // ClientConfig returns the config of clients of the server, whose requests
-// are passed to record (see fixture.Server).
+// are passed to record (see adapter.Server).
 func (s *Server) ClientConfig(record func(actions.Action)) *rest.Config {
 	if record == nil {
 		return rest.CopyConfig(s.Config)
@@ -148,9 +148,9 @@ func (s *Server) ClientConfig(record func(actions.Action)) *rest.Config {
 }
 
 // NewClientset builds the real kubernetes clientset (client-go's
-// kubernetes.NewForConfig) for fixture.Kube and fixture.KubeFieldManaged,
+// kubernetes.NewForConfig) for the built-in kubernetes registration and fixture.KubeFieldManaged,
 // which have no fixture.ForConfig; nil for any other clientset (see
-// fixture.ClientsetServer).
+// adapter.ClientsetServer).
 func (s *Server) NewClientset(iface reflect.Type, config *rest.Config) (any, error) {
 	if iface != reflect.TypeFor[kubernetes.Interface]() {
 		return nil, nil
@@ -158,7 +158,7 @@ func (s *Server) NewClientset(iface reflect.Type, config *rest.Config) (any, err
 	return kubernetes.NewForConfig(config)
 }
 
-var _ fixture.ClientsetServer = (*Server)(nil)
+var _ adapter.ClientsetServer = (*Server)(nil)
 
 // run starts one process, its output in the server's directory.
 func (s *Server) run(path, logName string, args ...string) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // TestReplicaFloor is ordinary table testing, on ReplicaFloorTable
@@ -43,8 +44,8 @@ func TestReplicaFloorCacheMutationMatters(t *testing.T) {
 	} {
 		t.Run(tt.variant.String(), func(t *testing.T) {
 			f := fixture.New(t, fixture.WithObjects(deployment(1)), fixture.WithChecks(fixture.Checks{CacheMutation: fixture.Off}))
-			f.InduceFailure(fixture.Failure{Verb: "update", Resource: "deployments", Times: 1,
-				Err: apierrors.NewInternalError(errors.New("etcd is down"))})
+			f.InjectFault(fixture.Fault{Verb: "update", Resource: "deployments", Times: 1,
+				Err: func(records.Request) error { return apierrors.NewInternalError(errors.New("etcd is down")) }})
 			sync := replicaFloor(tt.variant)(f)
 			fixture.Sync(f, sync, "default/web").AssertErr(fixture.AnyError()) // the update fails
 			fixture.Sync(f, sync, "default/web")                               // the retry

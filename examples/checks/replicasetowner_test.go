@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // TestReplicaSetOwnerSync shows what the controller does with a key: the
@@ -26,7 +27,7 @@ func TestReplicaSetOwnerHandlers(t *testing.T) {
 	newReplicaSetOwner(f, Correct)
 	f.Start()
 	// Starting the informers adds the seeded Deployments, in name order.
-	f.AwaitEnqueued(fixture.Added("default/api"), fixture.Added("default/web"))
+	f.AwaitEnqueued(records.Added("default/api"), records.Added("default/web"))
 
 	replicaSets := f.Kube().AppsV1().ReplicaSets("default")
 	ctx := f.Context()
@@ -35,18 +36,18 @@ func TestReplicaSetOwnerHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.AwaitEnqueued(fixture.Added("default/web"))
+	f.AwaitEnqueued(records.Added("default/web"))
 
 	rs.Status.ReadyReplicas = 1
 	if _, err := replicaSets.UpdateStatus(ctx, rs, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.AwaitEnqueued(fixture.Added("default/web"))
+	f.AwaitEnqueued(records.Added("default/web"))
 
 	if err := replicaSets.Delete(ctx, "web-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.AwaitEnqueued(fixture.Added("default/web"))
+	f.AwaitEnqueued(records.Added("default/web"))
 
 	// A ReplicaSet that no Deployment controls enqueues nothing. The
 	// handlers see events in order, so had it enqueued anything, that would
@@ -57,7 +58,7 @@ func TestReplicaSetOwnerHandlers(t *testing.T) {
 	if _, err := replicaSets.Create(ctx, replicaSet(api, "api-1", 0), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.AwaitEnqueued(fixture.Added("default/api"))
+	f.AwaitEnqueued(records.Added("default/api"))
 }
 
 // TestReplicaSetOwnerForgottenUpdateIsCaught: the broken handler enqueues
@@ -69,19 +70,19 @@ func TestReplicaSetOwnerForgottenUpdateIsCaught(t *testing.T) {
 		f := fixture.New(t, fixture.WithInformers(), fixture.WithTimeout(time.Second), fixture.WithObjects(deployment(1)))
 		newReplicaSetOwner(f, Broken)
 		f.Start()
-		f.AwaitEnqueued(fixture.Added("default/web"))
+		f.AwaitEnqueued(records.Added("default/web"))
 
 		replicaSets := f.Kube().AppsV1().ReplicaSets("default")
 		rs, err := replicaSets.Create(f.Context(), replicaSet(deployment(1), "web-1", 0), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.AwaitEnqueued(fixture.Added("default/web")) // adds are handled
+		f.AwaitEnqueued(records.Added("default/web")) // adds are handled
 
 		rs.Status.ReadyReplicas = 1
 		if _, err := replicaSets.UpdateStatus(f.Context(), rs, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		f.AwaitEnqueued(fixture.Added("default/web")) // updates are not: timed out
+		f.AwaitEnqueued(records.Added("default/web")) // updates are not: timed out
 	})
 }

@@ -1,6 +1,6 @@
 // Package cloud shows calls outside Kubernetes in rows: a controller that
 // gives each Service of type LoadBalancer a load balancer of a cloud, a
-// fake cloud that records its calls with fixture.Call, and a row parameter
+// fake cloud that records its calls with records.Call, and a row parameter
 // (fixture.Param) that gives one row a cloud without an external IP.
 package cloud
 
@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Cloud is what the controller needs of a cloud.
@@ -95,7 +96,7 @@ func NewFakeCloud(f *fixture.Fixture, ip string) *FakeCloud {
 // EnsureLoadBalancer records the call, then makes the load balancer.
 func (c *FakeCloud) EnsureLoadBalancer(_ context.Context, svc *corev1.Service) (string, error) {
 	key := svc.Namespace + "/" + svc.Name
-	call := fixture.Call{Service: "cloud", Method: "EnsureLoadBalancer", Args: key, Changed: !c.lbs[key]}
+	call := records.Call{Service: "cloud", Method: "EnsureLoadBalancer", Args: key, Changed: !c.lbs[key]}
 	if err := c.f.Call(call, ErrThrottled); err != nil {
 		return "", err
 	}

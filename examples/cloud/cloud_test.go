@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -58,7 +59,7 @@ func TestRedundantCall(t *testing.T) {
 	}
 	for _, strict := range []bool{false, true} {
 		row := fixture.Row{Name: "calls every time", Objects: []runtime.Object{Service("")}, Key: "default/web",
-			WantCalls: []fixture.Call{{Service: "cloud", Method: "EnsureLoadBalancer", Args: "default/web"}},
+			WantCalls: []records.Call{{Service: "cloud", Method: "EnsureLoadBalancer", Args: "default/web"}},
 			Checks:    fixture.Checks{FaultSweep: fixture.Off, CacheSweep: fixture.Off, EventSweep: fixture.Off}}
 		if strict {
 			row.Checks.Idempotency = fixture.Strict

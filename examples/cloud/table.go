@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // ExternalIP is the IP the row's fake cloud gives load balancers: a row
@@ -52,7 +53,7 @@ func Service(ip string) *corev1.Service {
 
 // Table is the controller's rows.
 func Table() fixture.Table[string] {
-	ensure := fixture.Call{Service: "cloud", Method: "EnsureLoadBalancer", Args: "default/web"}
+	ensure := records.Call{Service: "cloud", Method: "EnsureLoadBalancer", Args: "default/web"}
 	return fixture.Table[string]{
 		Wire: Wire(false),
 		Rows: []fixture.Row{
@@ -60,7 +61,7 @@ func Table() fixture.Table[string] {
 				Name:        "ensures a load balancer",
 				Objects:     []runtime.Object{Service("")},
 				Key:         "default/web",
-				WantCalls:   []fixture.Call{ensure},
+				WantCalls:   []records.Call{ensure},
 				WantActions: []actions.Action{actions.UpdateStatus(Service("203.0.113.10"))},
 			},
 			{
@@ -68,7 +69,7 @@ func Table() fixture.Table[string] {
 				Options:   []fixture.Option{ExternalIP.Set("")},
 				Objects:   []runtime.Object{Service("")},
 				Key:       "default/web",
-				WantCalls: []fixture.Call{ensure},
+				WantCalls: []records.Call{ensure},
 				WantErr:   fixture.ErrorIs(ErrNoIP),
 			},
 			{

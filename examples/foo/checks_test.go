@@ -11,6 +11,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/controller"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // TestFooControllerChecks runs the scenarios of TestFooController with
@@ -52,27 +53,27 @@ func TestFooControllerChecks(t *testing.T) {
 			Objects:     []runtime.Object{foo},
 			Key:         "default/test",
 			WantActions: []actions.Action{actions.Create(NewDeployment(foo, 1))},
-			WantEvents:  []fixture.Event{synced},
+			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{foo, NewDeployment(foo, 1)},
 		}, {
 			Name:        "does nothing when in sync",
 			Objects:     []runtime.Object{withStatus, available},
 			Key:         "default/test",
-			WantEvents:  []fixture.Event{synced},
+			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{withStatus, available},
 		}, {
 			Name:        "reports available replicas",
 			Objects:     []runtime.Object{foo, available},
 			Key:         "default/test",
 			WantActions: []actions.Action{actions.UpdateStatus(withStatus)},
-			WantEvents:  []fixture.Event{synced},
+			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{withStatus, available},
 		}, {
 			Name:        "updates the Deployment's replicas",
 			Objects:     []runtime.Object{foo2, NewDeployment(foo, 1)},
 			Key:         "default/test",
 			WantActions: []actions.Action{actions.Update(NewDeployment(foo2, 2))},
-			WantEvents:  []fixture.Event{synced},
+			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{foo2, NewDeployment(foo2, 2)},
 		}, {
 			Name:    "scales and reports in one sync",
@@ -82,7 +83,7 @@ func TestFooControllerChecks(t *testing.T) {
 			// (the status subresource keeps it); the Foo's status is
 			// reported from that.
 			WantActions: []actions.Action{actions.Update(scaledAvailable), actions.UpdateStatus(foo2WithStatus)},
-			WantEvents:  []fixture.Event{synced},
+			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{foo2WithStatus, scaledAvailable},
 		}, {
 			Name:      "ignores a deleted Foo",
@@ -96,7 +97,7 @@ func TestFooControllerChecks(t *testing.T) {
 			Objects: []runtime.Object{foo, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "test", Namespace: "default"}}},
 			Key:     "default/test",
 			WantErr: fixture.ErrorContains("not managed by Foo"),
-			WantEvents: []fixture.Event{fixture.NewEvent(foo, "Warning", controller.ErrResourceExists,
+			WantEvents: []records.Event{fixture.NewEvent(foo, "Warning", controller.ErrResourceExists,
 				`Resource "test" already exists and is not managed by Foo`)},
 		}},
 	}.Run(t)
@@ -117,25 +118,25 @@ func TestFooDeploymentHandler(t *testing.T) {
 		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fixture.WithObjects(foo))
 		Wire(f)
 		f.Start()
-		f.AwaitEnqueued(fixture.Added("default/test")) // the Foo's own add
+		f.AwaitEnqueued(records.Added("default/test")) // the Foo's own add
 
 		deployments, ctx := f.Kube().AppsV1().Deployments("default"), f.Context()
 		d, err := deployments.Create(ctx, NewDeployment(foo, 1), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.AwaitEnqueued(fixture.Added("default/test"))
+		f.AwaitEnqueued(records.Added("default/test"))
 
 		d.Status.AvailableReplicas = 1
 		if _, err := deployments.UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		f.AwaitEnqueued(fixture.Added("default/test"))
+		f.AwaitEnqueued(records.Added("default/test"))
 
 		if err := deployments.Delete(ctx, d.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		f.AwaitEnqueued(fixture.Added("default/test"))
+		f.AwaitEnqueued(records.Added("default/test"))
 	})
 
 	t.Run("a Deployment no Foo controls enqueues nothing", func(t *testing.T) {
@@ -144,7 +145,7 @@ func TestFooDeploymentHandler(t *testing.T) {
 		f := fixture.New(t, fixture.WithClientset(Foos), fixture.WithInformers(), fixture.WithObjects(NewFoo(1), other))
 		Wire(f)
 		f.Start()
-		f.AwaitEnqueued(fixture.Added("default/other"), fixture.Added("default/test")) // the Foos' adds, in name order
+		f.AwaitEnqueued(records.Added("default/other"), records.Added("default/test")) // the Foos' adds, in name order
 
 		notControlled := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "plain"}}
 		ownedByReplicaSet := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "owned",
@@ -162,6 +163,6 @@ func TestFooDeploymentHandler(t *testing.T) {
 		}
 		// The handler sees the events in order: had any of the first three
 		// enqueued anything, it would come before the last one's Foo.
-		f.AwaitEnqueued(fixture.Added("default/other"))
+		f.AwaitEnqueued(records.Added("default/other"))
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller/generated/clientset/versioned/fake"
 	"github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Foos registers the Foo clientset, once, for every fixture that asks for
@@ -73,21 +74,21 @@ func Table() fixture.Table[cache.ObjectName] {
 	notControlled.OwnerReferences = nil
 	return fixture.Table[cache.ObjectName]{Wire: Wire, Options: []fixture.Option{fixture.WithClientset(Foos)}, Rows: []fixture.Row{{
 		Name: "creates a Deployment", Key: "default/test", Objects: []runtime.Object{foo},
-		WantActions: []actions.Action{actions.Create(NewDeployment(foo, 1))}, WantEvents: []fixture.Event{synced},
+		WantActions: []actions.Action{actions.Create(NewDeployment(foo, 1))}, WantEvents: []records.Event{synced},
 	}, {
 		Name: "does nothing when in sync", Key: "default/test", Objects: []runtime.Object{withStatus, available},
-		WantEvents: []fixture.Event{synced},
+		WantEvents: []records.Event{synced},
 	}, {
 		Name: "reports available replicas", Key: "default/test", Objects: []runtime.Object{foo, available},
-		WantActions: []actions.Action{actions.UpdateStatus(withStatus)}, WantEvents: []fixture.Event{synced},
+		WantActions: []actions.Action{actions.UpdateStatus(withStatus)}, WantEvents: []records.Event{synced},
 	}, {
 		Name: "updates the Deployment's replicas", Key: "default/test", Objects: []runtime.Object{NewFoo(2), NewDeployment(foo, 1)},
-		WantActions: []actions.Action{actions.Update(NewDeployment(NewFoo(2), 2))}, WantEvents: []fixture.Event{synced},
+		WantActions: []actions.Action{actions.Update(NewDeployment(NewFoo(2), 2))}, WantEvents: []records.Event{synced},
 	}, {
 		Name: "refuses a Deployment it does not control", Key: "default/test",
 		Objects: []runtime.Object{foo, notControlled},
 		WantErr: fixture.ErrorContains("not managed by Foo"),
-		WantEvents: []fixture.Event{fixture.NewEvent(foo, "Warning", controller.ErrResourceExists,
+		WantEvents: []records.Event{fixture.NewEvent(foo, "Warning", controller.ErrResourceExists,
 			`Resource "test" already exists and is not managed by Foo`)},
 	}}}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller"
 	"github.com/ctrltest/ctrltest/examples/foo"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 func TestFooWithTheCluster(t *testing.T) {
@@ -55,7 +56,7 @@ func TestFooWithTheCluster(t *testing.T) {
 			// the Foo, whose sync finds it gone.
 			Objects:     []runtime.Object{deleting, available},
 			Key:         "default/test",
-			WantEvents:  []fixture.Event{synced},
+			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{fixture.Absent(deleting), fixture.Absent(available)},
 		}, {
 			Name: "a Foo in a terminating namespace cannot get its Deployment",

@@ -25,7 +25,7 @@ package kcm
 //     own broadcaster; not the sweeps: see BenchmarkChecks), with the
 //     server's defaulting and validation (kube.Server());
 //   - impl=ctrltest-sync: fixture.New with the row's options and objects,
-//     the same wiring, one fixture.Sync and a DiffActions of the row's
+//     the same wiring, one fixture.Sync and an actions.Diff of the row's
 //     writes;
 //   - impl=ctrltest-sync-noleaks: ctrltest-sync with the leak check off
 //     (fixture.WithChecks(fixture.Checks{Leaks: fixture.Off})): its one
@@ -204,7 +204,7 @@ func (s kcmScenario) run(tb testing.TB, impl string, table fixture.Table[string]
 		}
 		f := fixture.New(t, opts...)
 		res = fixture.Sync(f, table.Wire(f), row.Key)
-		if d := res.DiffActions(row.WantActions, table.ActionOptions...); d != "" {
+		if d := actions.Diff(row.WantActions, res.Actions(), table.ActionOptions...); d != "" {
 			t.Errorf("sync %q: actions mismatch (-want +got):\n%s", row.Key, d)
 		}
 	default:

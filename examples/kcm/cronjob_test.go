@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // The instants of upstream's cronjob_controllerv2_test.go.
@@ -168,7 +169,7 @@ func cronJobRows() []fixture.Row {
 		Objects:    []runtime.Object{invalid},
 		Key:        cronJobKey,
 		Options:    at(justBeforeTheHour),
-		WantEvents: []fixture.Event{fixture.NewEvent(invalid, corev1.EventTypeWarning, "UnparseableSchedule", `unparseable schedule: "obvious error schedule" : expected exactly 5 fields, found 3: [obvious error schedule]`)},
+		WantEvents: []records.Event{fixture.NewEvent(invalid, corev1.EventTypeWarning, "UnparseableSchedule", `unparseable schedule: "obvious error schedule" : expected exactly 5 fields, found 3: [obvious error schedule]`)},
 	}, {
 		// TestControllerV2SyncCronJob "never ran, not time, A": no job, a
 		// requeue at the next scheduled time (the controller's worker adds
@@ -177,7 +178,7 @@ func cronJobRows() []fixture.Row {
 		Objects:      []runtime.Object{allow},
 		Key:          cronJobKey,
 		Options:      at(justBeforeTheHour),
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Minute+nextScheduleDelta)},
+		WantEnqueued: []records.QueueOp{records.AddedAfter(cronJobKey, time.Minute+nextScheduleDelta)},
 	}, {
 		// TestControllerV2SyncCronJob "never ran, is time, A": the job of
 		// the hour, the status (active, last schedule time), the event,
@@ -188,8 +189,8 @@ func cronJobRows() []fixture.Row {
 		Options: at(justAfterTheHour),
 		WantActions: []actions.Action{jobCreate(created), actions.UpdateStatus(cjStatus(allow, batchv1.CronJobStatus{
 			Active: []corev1.ObjectReference{{Kind: "Job", Namespace: created.Namespace, Name: created.Name}}, LastScheduleTime: &ranAt}))},
-		WantEvents:   []fixture.Event{fixture.NewEvent(allow, corev1.EventTypeNormal, "SuccessfulCreate", "Created job "+created.Name)},
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
+		WantEvents:   []records.Event{fixture.NewEvent(allow, corev1.EventTypeNormal, "SuccessfulCreate", "Created job "+created.Name)},
+		WantEnqueued: []records.QueueOp{records.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
 	}, {
 		// TestControllerV2SyncCronJob "never ran, is time, suspended":
 		// nothing, not even a requeue.
@@ -205,8 +206,8 @@ func cronJobRows() []fixture.Row {
 		Objects:      []runtime.Object{forbid, active},
 		Key:          cronJobKey,
 		Options:      at(justAfterTheHour),
-		WantEvents:   []fixture.Event{fixture.NewEvent(forbid, corev1.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")},
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
+		WantEvents:   []records.Event{fixture.NewEvent(forbid, corev1.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")},
+		WantEnqueued: []records.QueueOp{records.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
 	}, {
 		// TestControllerV2SyncCronJob "prev ran but done, is time, A": the
 		// completed job leaves the active list (lastSuccessfulTime is its
@@ -218,11 +219,11 @@ func cronJobRows() []fixture.Row {
 		Options: at(justAfterTheHour),
 		WantActions: []actions.Action{jobCreate(doneCreated), actions.UpdateStatus(cjStatus(done, batchv1.CronJobStatus{
 			Active: []corev1.ObjectReference{{Kind: "Job", Namespace: doneCreated.Namespace, Name: doneCreated.Name}}, LastScheduleTime: &ranAt, LastSuccessfulTime: &finished}))},
-		WantEvents: []fixture.Event{
+		WantEvents: []records.Event{
 			fixture.NewEvent(done, corev1.EventTypeNormal, "SawCompletedJob", "Saw completed job: "+completed.Name+", condition: Complete"),
 			fixture.NewEvent(done, corev1.EventTypeNormal, "SuccessfulCreate", "Created job "+doneCreated.Name),
 		},
-		WantEnqueued: []fixture.Enqueued{fixture.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
+		WantEnqueued: []records.QueueOp{records.AddedAfter(cronJobKey, time.Hour-time.Minute+nextScheduleDelta)},
 	}}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ctrltest/ctrltest/examples/kcm/internal/reach"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 var (
@@ -151,7 +152,7 @@ func dsStatus(ds *appsv1.DaemonSet, st appsv1.DaemonSetStatus) *appsv1.DaemonSet
 	return ds
 }
 
-func createdPod(ds *appsv1.DaemonSet, name string) fixture.Event {
+func createdPod(ds *appsv1.DaemonSet, name string) records.Event {
 	return fixture.NewEvent(ds, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: "+name)
 }
 
@@ -182,7 +183,7 @@ func daemonSetRows() []fixture.Row {
 		Objects:     []runtime.Object{simple, newNode("only-node", nil)},
 		Key:         "default/foo",
 		WantActions: []actions.Action{dsRevision(daemonSetRevision), daemonPodCreate(simple), actions.UpdateStatus(dsStatus(simple, appsv1.DaemonSetStatus{DesiredNumberScheduled: 1}))},
-		WantEvents:  []fixture.Event{createdPod(simple, "foo-00001")},
+		WantEvents:  []records.Event{createdPod(simple, "foo-00001")},
 	}, {
 		// TestNoNodesDoesNothing: no pod (the revision and status are
 		// written).
@@ -227,7 +228,7 @@ func daemonSetRows() []fixture.Row {
 			dsRevision(daemonSetSelectorRevision), daemonPodCreate(selector), actions.Delete(misplaced),
 			actions.UpdateStatus(dsStatus(selector, appsv1.DaemonSetStatus{DesiredNumberScheduled: 1})),
 		},
-		WantEvents: []fixture.Event{createdPod(selector, "foo-00001"), fixture.NewEvent(selector, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: "+misplaced.Name)},
+		WantEvents: []records.Event{createdPod(selector, "foo-00001"), fixture.NewEvent(selector, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: "+misplaced.Name)},
 	}}
 }
 
@@ -247,7 +248,7 @@ func burstDaemonSetRow() fixture.Row {
 		Objects:     cat([]runtime.Object{ds}, nodes(0, 5, nil)),
 		Key:         "default/foo",
 		WantActions: []actions.Action{dsRevision(daemonSetRevision), daemonPodCreate(ds), daemonPodCreate(ds), actions.UpdateStatus(dsStatus(ds, appsv1.DaemonSetStatus{DesiredNumberScheduled: 5}))},
-		WantEvents:  []fixture.Event{createdPod(ds, "foo-00001"), createdPod(ds, "foo-00002")},
+		WantEvents:  []records.Event{createdPod(ds, "foo-00001"), createdPod(ds, "foo-00002")},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // newDeployment is upstream's newDeployment (deployment_controller_test.go)
@@ -166,7 +167,7 @@ func deploymentRows() []fixture.Row {
 			actions.UpdateStatus(status(created, appsv1.DeploymentStatus{})),
 			actions.UpdateStatus(status(created, appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 0})),
 		},
-		WantEvents: []fixture.Event{fixture.NewEvent(created, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled up replica set "+rsName(created)+" from 0 to 1")},
+		WantEvents: []records.Event{fixture.NewEvent(created, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled up replica set "+rsName(created)+" from 0 to 1")},
 		WantErr:    errConflict,
 	}, {
 		// TestSyncDeploymentDontDoAnythingDuringDeletion: only the status.
@@ -196,7 +197,7 @@ func deploymentRows() []fixture.Row {
 		Objects:     []runtime.Object{emptySelector},
 		Key:         "default/foo",
 		WantActions: []actions.Action{actions.UpdateStatus(status(emptySelector, appsv1.DeploymentStatus{ObservedGeneration: 1}))},
-		WantEvents:  []fixture.Event{fixture.NewEvent(emptySelector, corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")},
+		WantEvents:  []records.Event{fixture.NewEvent(emptySelector, corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")},
 		// The fault sweep (TestFaultSweep) finds that syncDeployment drops
 		// the error of this status write (a best effort for a Deployment it
 		// will not roll out): declared, as upstream's code does it.
@@ -211,7 +212,7 @@ func deploymentRows() []fixture.Row {
 		Objects:     []runtime.Object{rollback, rs1, rs2},
 		Key:         "default/foo",
 		WantActions: []actions.Action{actions.Update(rolledBack)},
-		WantEvents:  []fixture.Event{fixture.NewEvent(rollback, corev1.EventTypeNormal, "DeploymentRollback", `Rolled back deployment "foo" to revision 1`)},
+		WantEvents:  []records.Event{fixture.NewEvent(rollback, corev1.EventTypeNormal, "DeploymentRollback", `Rolled back deployment "foo" to revision 1`)},
 	}, {
 		// TestScaleDownOldReplicaSets: a Recreate Deployment scales its
 		// old ReplicaSet down to 0 before anything else.
@@ -219,7 +220,7 @@ func deploymentRows() []fixture.Row {
 		Objects:     []runtime.Object{recreate, old},
 		Key:         "default/foo",
 		WantActions: []actions.Action{actions.Update(scaledDown), actions.UpdateStatus(status(recreate, appsv1.DeploymentStatus{ObservedGeneration: 1}))},
-		WantEvents:  []fixture.Event{fixture.NewEvent(recreate, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled down replica set foo-0 from 3 to 0")},
+		WantEvents:  []records.Event{fixture.NewEvent(recreate, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled down replica set foo-0 from 3 to 0")},
 	}}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // newJob is upstream's newJob (job_controller_test.go): "foobar",
@@ -140,7 +141,7 @@ func jobRows() []fixture.Row {
 		Objects:     []runtime.Object{start},
 		Key:         "default/foobar",
 		WantActions: []actions.Action{jobPodCreate(start), jobPodCreate(start), actions.UpdateStatus(jobStatus(start, batchv1.JobStatus{StartTime: started, Active: 2}))},
-		WantEvents: []fixture.Event{
+		WantEvents: []records.Event{
 			fixture.NewEvent(start, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: foobar-00001"),
 			fixture.NewEvent(start, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: foobar-00002"),
 		},
@@ -158,7 +159,7 @@ func jobRows() []fixture.Row {
 		Objects:     cat([]runtime.Object{start}, running),
 		Key:         "default/foobar",
 		WantActions: []actions.Action{finalizerRemoved(running[2]), actions.Delete(running[2]), actions.UpdateStatus(jobStatus(start, batchv1.JobStatus{StartTime: started, Active: 2, Ready: ptr.To[int32](2), Terminating: ptr.To[int32](1)}))},
-		WantEvents:  []fixture.Event{fixture.NewEvent(start, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: pod-running-2")},
+		WantEvents:  []records.Event{fixture.NewEvent(start, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: pod-running-2")},
 	}, {
 		// TestControllerSyncJob "job finish": the 5 succeeded pods are
 		// counted (uncounted first, then their finalizers removed, 5
@@ -168,7 +169,7 @@ func jobRows() []fixture.Row {
 		Key:           "default/foobar",
 		WantActions:   finished,
 		ActionOptions: []actions.Option{actions.Unordered()},
-		WantEvents:    []fixture.Event{fixture.NewEvent(start, corev1.EventTypeNormal, "Completed", "Job completed")},
+		WantEvents:    []records.Event{fixture.NewEvent(start, corev1.EventTypeNormal, "Completed", "Job completed")},
 	}, {
 		// TestSyncJobComplete: no write, the conditions stay.
 		Name:    "leaves a complete job alone",

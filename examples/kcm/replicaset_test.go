@@ -15,6 +15,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // rsBurst is the rows' burstReplicas: small enough that a scale-up to 5
@@ -131,7 +132,7 @@ func replicaSetRows() []fixture.Row {
 		Objects:     []runtime.Object{matching, rsPod("pod0", two, corev1.PodRunning, true), rsPod("pod1", two, corev1.PodRunning, true), pending},
 		Key:         "default/foobar",
 		WantActions: []actions.Action{actions.Delete(pending), actions.UpdateStatus(rsStatus(two, appsv1.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 2, ObservedGeneration: 1}))},
-		WantEvents:  []fixture.Event{fixture.NewEvent(two, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: pod2")},
+		WantEvents:  []records.Event{fixture.NewEvent(two, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: pod2")},
 	}, {
 		// TestControllerBurstReplicas: a scale-up to 5 creates a burst of
 		// 2 pods, then waits for the informer to show them (its
@@ -142,7 +143,7 @@ func replicaSetRows() []fixture.Row {
 		Objects:     []runtime.Object{five},
 		Key:         "default/foobar",
 		WantActions: []actions.Action{rsPodCreate(five), rsPodCreate(five), actions.UpdateStatus(rsStatus(five, appsv1.ReplicaSetStatus{ObservedGeneration: 1}))},
-		WantEvents: []fixture.Event{
+		WantEvents: []records.Event{
 			fixture.NewEvent(five, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: foobar-00001"),
 			fixture.NewEvent(five, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: foobar-00002"),
 		},
@@ -161,7 +162,7 @@ func replicaSetRows() []fixture.Row {
 		Objects:     []runtime.Object{two, other},
 		Key:         "default/foobar",
 		WantActions: []actions.Action{rsPodCreate(two), rsPodCreate(two), actions.UpdateStatus(rsStatus(two, appsv1.ReplicaSetStatus{ObservedGeneration: 1}))},
-		WantEvents: []fixture.Event{
+		WantEvents: []records.Event{
 			fixture.NewEvent(two, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: foobar-00001"),
 			fixture.NewEvent(two, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: foobar-00002"),
 		},

@@ -17,6 +17,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // newStatefulSet is upstream's newStatefulSet (stateful_set_utils_test.go):
@@ -111,8 +112,8 @@ func created(set *appsv1.StatefulSet, ordinal int) []actions.Action {
 }
 
 // createdEvents are the events of created.
-func createdEvents(set *appsv1.StatefulSet, ordinal int) []fixture.Event {
-	return []fixture.Event{
+func createdEvents(set *appsv1.StatefulSet, ordinal int) []records.Event {
+	return []records.Event{
 		fixture.NewEvent(set, corev1.EventTypeNormal, "SuccessfulCreate", fmt.Sprintf("Create Claim datadir-foo-%d Pod foo-%d in StatefulSet foo success", ordinal, ordinal)),
 		fixture.NewEvent(set, corev1.EventTypeNormal, "SuccessfulCreate", fmt.Sprintf("Create Pod foo-%d in StatefulSet foo successful", ordinal)),
 	}
@@ -202,7 +203,7 @@ func statefulSetRows() []fixture.Row {
 		// The status counts the pods the sync listed: 3.
 		WantActions: []actions.Action{revision, actions.Delete(statefulSetPod(deletes, 2, true)),
 			actions.UpdateStatus(setStatus(deletes, appsv1.StatefulSetStatus{Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3, CurrentReplicas: 3, UpdatedReplicas: 3}))},
-		WantEvents: []fixture.Event{fixture.NewEvent(deletes, corev1.EventTypeNormal, "SuccessfulDelete", "Delete Pod foo-2 in StatefulSet foo successful")},
+		WantEvents: []records.Event{fixture.NewEvent(deletes, corev1.EventTypeNormal, "SuccessfulDelete", "Delete Pod foo-2 in StatefulSet foo successful")},
 	}, {
 		// TestStatefulSetControllerDeletionTimestamp: no pod for a set
 		// being deleted (the revision and status are still written).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	ct "github.com/ctrltest/ctrltest/fixture" // an alias: upstream test files often declare their own `type fixture`
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -49,7 +50,7 @@ func TestController(t *testing.T) {
 			Key:         "default/settings",
 			WantReads:   []actions.Action{getCopy},
 			WantActions: []actions.Action{actions.Create(copied)},
-			WantEvents:  []ct.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Copied to prod/settings")},
+			WantEvents:  []records.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Copied to prod/settings")},
 			Checks:      ct.Checks{FaultSweep: ct.On}, // each write fails once: the sync must return the error
 		}, {
 			Name:        "updates a stale copy",
@@ -57,7 +58,7 @@ func TestController(t *testing.T) {
 			Key:         "default/settings",
 			WantReads:   []actions.Action{getCopy},
 			WantActions: []actions.Action{actions.Update(copied)},
-			WantEvents:  []ct.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Updated prod/settings")},
+			WantEvents:  []records.Event{ct.NewEvent(source, corev1.EventTypeNormal, ReasonMirrored, "Updated prod/settings")},
 			Checks:      ct.Checks{FaultSweep: ct.On},
 		}, {
 			Name:      "leaves an up-to-date copy alone",
@@ -69,7 +70,7 @@ func TestController(t *testing.T) {
 			Objects:    []runtime.Object{source, theirs},
 			Key:        "default/settings",
 			WantReads:  []actions.Action{getCopy},
-			WantEvents: []ct.Event{ct.NewEvent(source, corev1.EventTypeWarning, ReasonNotOurs, "prod/settings exists and is not a copy of default/settings")},
+			WantEvents: []records.Event{ct.NewEvent(source, corev1.EventTypeWarning, ReasonNotOurs, "prod/settings exists and is not a copy of default/settings")},
 		}, {
 			Name:      "ignores a ConfigMap without the annotation",
 			Objects:   []runtime.Object{configMap("default", "plain", nil, nil)},

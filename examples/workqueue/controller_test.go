@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // TestSyncPod runs the scenarios of Table (table.go) on client-go's fakes:
@@ -34,7 +35,7 @@ func TestHandleErr(t *testing.T) {
 		f.PrependReactor("update", "pods", conflict)
 		sync := process(newTestController(f))
 
-		var got []fixture.Enqueued
+		var got []records.QueueOp
 		for range maxRetries + 1 {
 			res := fixture.Sync(f, sync, "default/web")
 			res.AssertErr(isConflict)
@@ -43,13 +44,13 @@ func TestHandleErr(t *testing.T) {
 
 		// The default controller rate limiter backs off exponentially
 		// from 5ms; after five requeues the key is forgotten.
-		want := []fixture.Enqueued{
-			{Op: fixture.OpAddRateLimited, Key: "default/web", After: 5 * time.Millisecond},
-			{Op: fixture.OpAddRateLimited, Key: "default/web", After: 10 * time.Millisecond},
-			{Op: fixture.OpAddRateLimited, Key: "default/web", After: 20 * time.Millisecond},
-			{Op: fixture.OpAddRateLimited, Key: "default/web", After: 40 * time.Millisecond},
-			{Op: fixture.OpAddRateLimited, Key: "default/web", After: 80 * time.Millisecond},
-			{Op: fixture.OpForget, Key: "default/web"},
+		want := []records.QueueOp{
+			{Op: records.OpAddRateLimited, Key: "default/web", After: 5 * time.Millisecond},
+			{Op: records.OpAddRateLimited, Key: "default/web", After: 10 * time.Millisecond},
+			{Op: records.OpAddRateLimited, Key: "default/web", After: 20 * time.Millisecond},
+			{Op: records.OpAddRateLimited, Key: "default/web", After: 40 * time.Millisecond},
+			{Op: records.OpAddRateLimited, Key: "default/web", After: 80 * time.Millisecond},
+			{Op: records.OpForget, Key: "default/web"},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("work queue (-want +got):\n%s", diff)
@@ -60,6 +61,6 @@ func TestHandleErr(t *testing.T) {
 		f := fixture.New(t, fixture.WithObjects(newPod(nil)))
 		res := fixture.Sync(f, process(newTestController(f)), "default/web")
 		res.AssertErr(nil)
-		res.AssertEnqueued(fixture.Enqueued{Op: fixture.OpForget, Key: "default/web"})
+		res.AssertEnqueued(records.QueueOp{Op: records.OpForget, Key: "default/web"})
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // newTestController builds the controller from the fixture's pieces: its
@@ -61,7 +62,7 @@ func Table() fixture.Table[string] {
 			Objects:     []runtime.Object{pod},
 			Key:         "default/web",
 			WantActions: []actions.Action{actions.Update(labelled)},
-			WantEvents:  []fixture.Event{fixture.NewEvent(labelled, corev1.EventTypeNormal, ReasonSeen, MessageSeen)},
+			WantEvents:  []records.Event{fixture.NewEvent(labelled, corev1.EventTypeNormal, ReasonSeen, MessageSeen)},
 		}, {
 			Name:    "leaves a labelled pod alone",
 			Objects: []runtime.Object{labelled},

@@ -36,6 +36,7 @@ import (
 	informers "github.com/ctrltest/ctrltest/controller/generated/informers/externalversions"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/golden"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -368,9 +369,7 @@ func ctrltestRow(t testing.TB, w *world, impl string, b backend, startInformers 
 		t.Errorf("sync: %v", res.Err)
 	}
 	want := []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))}
-	if d := res.DiffActions(want); d != "" {
-		t.Errorf("actions mismatch (-want +got):\n%s", d)
-	}
+	res.AssertActions(want)
 	return res
 }
 
@@ -446,7 +445,7 @@ func BenchmarkRow(b *testing.B) {
 //   - op=render+assertfile: Golden() and golden.AssertFile against a file
 //     (what Result.AssertGolden does: read, parse as YAML, compare);
 //   - op=row+diffactions and op=row+golden: a whole row (BenchmarkRow's
-//     ctrltest default mode) compared by DiffActions or by the golden file.
+//     ctrltest default mode) compared by AssertActions or by the golden file.
 func BenchmarkGolden(b *testing.B) {
 	w := worldOf(0)
 	t := tbtest.PerOp(b)
@@ -528,7 +527,7 @@ func referenceTable(startInformers bool) ctrltest.Table[cache.ObjectName] {
 		Key:         testKey,
 		Objects:     []k8sruntime.Object{foo},
 		WantActions: []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))},
-		WantEvents:  []ctrltest.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
+		WantEvents:  []records.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
 	}
 	table := ctrltest.Table[cache.ObjectName]{Wire: wire, Options: ctrltestOptions("ctrltest", simple, startInformers)}
 	if startInformers {

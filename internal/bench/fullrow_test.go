@@ -19,6 +19,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller"
 	"github.com/ctrltest/ctrltest/examples/owner"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -51,7 +52,7 @@ type fullRowVariant struct {
 	//     about ten times as much per row; see BenchmarkRow's
 	//     backend=fieldmanaged);
 	//   - "ctrltest-sync": fixture.New and one fixture.Sync, compared with
-	//     DiffActions (BenchmarkRow's impl=ctrltest), on the server model;
+	//     AssertActions (BenchmarkRow's impl=ctrltest), on the server model;
 	//   - "ctrltest-row": fixture.Table.RunRow with the default options and
 	//     the quick checks (go test -short's): the server model, the row's
 	//     action, event, queue and error checks, the idempotency/convergence
@@ -181,7 +182,7 @@ func fooFullRow(w *world) ctrltest.Row {
 		Key:         testKey,
 		Objects:     append([]k8sruntime.Object{foo}, w.unrelated...),
 		WantActions: []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))},
-		WantEvents:  []ctrltest.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
+		WantEvents:  []records.Event{ctrltest.NewEvent(foo, corev1.EventTypeNormal, controller.SuccessSynced, controller.MessageResourceSynced)},
 	}
 }
 
@@ -222,9 +223,7 @@ func ctrltestOwnerSync(t testing.TB, w *world) *ctrltest.Result {
 		t.Errorf("sync: %v", res.Err)
 	}
 	want := []actions.Action{actions.Create(ownerReplicaSet(d, 3)), actions.UpdateStatus(ownerDeployment(3, 0))}
-	if d := res.DiffActions(want); d != "" {
-		t.Errorf("actions mismatch (-want +got):\n%s", d)
-	}
+	res.AssertActions(want)
 	return res
 }
 

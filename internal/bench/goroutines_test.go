@@ -16,6 +16,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/controller"
 	ctrltest "github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
 
@@ -63,15 +64,15 @@ func broadcasterRow() ctrltest.Row {
 		Key:         testKey,
 		Objects:     []k8sruntime.Object{foo},
 		WantActions: []actions.Action{actions.Create(newDeployment(foo)), actions.UpdateStatus(withStatus(foo, 0))},
-		WantEvents:  []ctrltest.Event{wantSyncedEvent},
+		WantEvents:  []records.Event{wantSyncedEvent},
 	}
 }
 
 // wantSyncedEvent is the event each sync of the reference case records.
 // Its object has no kind, which matches any: client-go's reference to a Foo
 // read from an informer (no type meta) has none.
-var wantSyncedEvent = ctrltest.Event{
-	Object: ctrltest.ObjectRef{Namespace: testNamespace, Name: testName},
+var wantSyncedEvent = records.Event{
+	Object: records.ObjectRef{Namespace: testNamespace, Name: testName},
 	Type:   corev1.EventTypeNormal, Reason: controller.SuccessSynced, Message: controller.MessageResourceSynced,
 }
 
@@ -235,8 +236,8 @@ func TestBroadcasterCases(t *testing.T) {
 		op := tbtest.PerOp(t)
 		res := broadcasterTable.RunRow(op, broadcasterRow())
 		op.Done()
-		if d := res.DiffEvents([]ctrltest.Event{wantSyncedEvent}); d != "" {
-			t.Errorf("events (-want +got):\n%s", d)
+		if w := wantSyncedEvent; len(res.Events) != 1 || res.Events[0].Type != w.Type || res.Events[0].Reason != w.Reason || res.Events[0].Message != w.Message {
+			t.Errorf("events = %v, want %v", res.Events, w)
 		}
 	})
 	t.Run("sync", func(t *testing.T) { broadcasterSync(t) })

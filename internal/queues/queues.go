@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// The operations a Record records (fixture.OpAdd and the others).
+// The operations a Record records (records.OpAdd and the others).
 const (
 	OpAdd            = "add"
 	OpAddAfter       = "add-after"

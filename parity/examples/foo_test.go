@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/examples/foo"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/ctrltest/ctrltest/parity"
 )
 
@@ -37,7 +38,7 @@ func TestFooCasesParity(t *testing.T) {
 }
 
 // TestFooTableOnServer runs the Foo table's own expectations on a real API
-// server (fixture.WithServer in the table's options): each row's writes,
+// server (adapter.WithServer in the table's options): each row's writes,
 // events and error, then the idempotency check, whose Refresh waits for the
 // real informers. Every row but one holds there as on the fakes. "updates
 // the Deployment's replicas" expects the Deployment it seeded, and the
@@ -46,7 +47,7 @@ func TestFooCasesParity(t *testing.T) {
 func TestFooTableOnServer(t *testing.T) {
 	srv := parity.Shared(t)
 	tb := foo.Table()
-	tb.Options = append(tb.Options, fixture.WithServer(srv))
+	tb.Options = append(tb.Options, adapter.WithServer(srv))
 	rows := tb.Rows[:0]
 	for _, row := range tb.Rows {
 		if row.Name != "updates the Deployment's replicas" {

@@ -16,6 +16,7 @@ import (
 	"github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrltest/ctrltest/examples/foo"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/ctrltest/ctrltest/parity"
 )
 
@@ -207,7 +208,7 @@ func TestRedundantUpdatesOnBothSides(t *testing.T) {
 	for _, side := range []struct {
 		name string
 		opts []fixture.Option
-	}{{"model", nil}, {"server", []fixture.Option{fixture.WithServer(srv)}}} {
+	}{{"model", nil}, {"server", []fixture.Option{adapter.WithServer(srv)}}} {
 		t.Run(side.name, func(t *testing.T) {
 			f := fixture.New(t, append([]fixture.Option{fixture.WithClientset(foo.Foos), fixture.WithObjects(seed())}, side.opts...)...)
 			sync := writeStatus(f)

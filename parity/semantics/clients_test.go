@@ -20,6 +20,7 @@ import (
 
 	foov1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	gatewayv1alpha1 "github.com/ctrltest/ctrltest/internal/testapi/apis/gateway/v1alpha1"
 	"github.com/ctrltest/ctrltest/parity"
 )
@@ -139,7 +140,7 @@ func metadataRequests(r *runner) {
 func TestClientForms(t *testing.T) {
 	srv := parity.Shared(t)
 	fakes := clientForms(t)
-	server := clientForms(t, fixture.WithServer(srv))
+	server := clientForms(t, adapter.WithServer(srv))
 	if d := cmp.Diff(fakes, server); d != "" {
 		t.Errorf("the clients' answers differ (-fakes +server):\n%s", d)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/parity"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 func validDeployment(ns, name string) *appsv1.Deployment {
@@ -38,11 +39,11 @@ func validDeployment(ns, name string) *appsv1.Deployment {
 }
 
 // faultCase is one shape of write: the request, and the same request as
-// the fault sweep sees it (fixture.WriteRequest).
+// the fault sweep sees it (records.Request).
 type faultCase struct {
 	name string
 	do   func(ctx context.Context, c typedappsv1.DeploymentInterface, name, rv string) error
-	req  func(rv string) fixture.WriteRequest
+	req  func(rv string) records.Request
 }
 
 func write(verb string, pt types.PatchType) actions.Action {
@@ -60,7 +61,7 @@ var faultCases = []faultCase{{
 		_, err = c.Update(ctx, d, metav1.UpdateOptions{})
 		return err
 	},
-	req: func(string) fixture.WriteRequest { return fixture.WriteRequest{Action: write("update", "")} },
+	req: func(string) records.Request { return records.Request{Action: write("update", "")} },
 }, {
 	name: "update with resourceVersion",
 	do: func(ctx context.Context, c typedappsv1.DeploymentInterface, name, rv string) error {
@@ -69,8 +70,8 @@ var faultCases = []faultCase{{
 		_, err := c.Update(ctx, d, metav1.UpdateOptions{})
 		return err
 	},
-	req: func(rv string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("update", ""), ResourceVersion: rv}
+	req: func(rv string) records.Request {
+		return records.Request{Action: write("update", ""), ResourceVersion: rv}
 	},
 }, {
 	name: "merge patch",
@@ -78,8 +79,8 @@ var faultCases = []faultCase{{
 		_, err := c.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{})
 		return err
 	},
-	req: func(string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.MergePatchType)}
+	req: func(string) records.Request {
+		return records.Request{Action: write("patch", types.MergePatchType)}
 	},
 }, {
 	name: "merge patch with resourceVersion",
@@ -87,8 +88,8 @@ var faultCases = []faultCase{{
 		_, err := c.Patch(ctx, name, types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"spec":{"replicas":3}}`, rv), metav1.PatchOptions{})
 		return err
 	},
-	req: func(rv string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.MergePatchType), ResourceVersion: rv}
+	req: func(rv string) records.Request {
+		return records.Request{Action: write("patch", types.MergePatchType), ResourceVersion: rv}
 	},
 }, {
 	name: "strategic patch",
@@ -96,8 +97,8 @@ var faultCases = []faultCase{{
 		_, err := c.Patch(ctx, name, types.StrategicMergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{})
 		return err
 	},
-	req: func(string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.StrategicMergePatchType)}
+	req: func(string) records.Request {
+		return records.Request{Action: write("patch", types.StrategicMergePatchType)}
 	},
 }, {
 	name: "json patch",
@@ -105,8 +106,8 @@ var faultCases = []faultCase{{
 		_, err := c.Patch(ctx, name, types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/replicas","value":3}]`), metav1.PatchOptions{})
 		return err
 	},
-	req: func(string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.JSONPatchType)}
+	req: func(string) records.Request {
+		return records.Request{Action: write("patch", types.JSONPatchType)}
 	},
 }, {
 	name: "json patch replacing resourceVersion",
@@ -115,8 +116,8 @@ var faultCases = []faultCase{{
 			fmt.Appendf(nil, `[{"op":"replace","path":"/metadata/resourceVersion","value":%q},{"op":"replace","path":"/spec/replicas","value":3}]`, rv), metav1.PatchOptions{})
 		return err
 	},
-	req: func(rv string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.JSONPatchType), ResourceVersion: rv}
+	req: func(rv string) records.Request {
+		return records.Request{Action: write("patch", types.JSONPatchType), ResourceVersion: rv}
 	},
 }, {
 	name: "forced apply",
@@ -124,8 +125,8 @@ var faultCases = []faultCase{{
 		_, err := c.Apply(ctx, applied(name, ""), metav1.ApplyOptions{FieldManager: "ctl", Force: true})
 		return err
 	},
-	req: func(string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.ApplyPatchType), Force: true}
+	req: func(string) records.Request {
+		return records.Request{Action: write("patch", types.ApplyPatchType), Force: true}
 	},
 }, {
 	name: "apply without force",
@@ -133,8 +134,8 @@ var faultCases = []faultCase{{
 		_, err := c.Apply(ctx, applied(name, ""), metav1.ApplyOptions{FieldManager: "ctl"})
 		return err
 	},
-	req: func(string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.ApplyPatchType)}
+	req: func(string) records.Request {
+		return records.Request{Action: write("patch", types.ApplyPatchType)}
 	},
 }, {
 	name: "forced apply to status",
@@ -142,10 +143,10 @@ var faultCases = []faultCase{{
 		_, err := c.ApplyStatus(ctx, appsv1ac.Deployment(name, "").WithStatus(appsv1ac.DeploymentStatus().WithReplicas(3)), metav1.ApplyOptions{FieldManager: "ctl", Force: true})
 		return err
 	},
-	req: func(string) fixture.WriteRequest {
+	req: func(string) records.Request {
 		a := write("patch", types.ApplyPatchType)
 		a.Subresource = "status"
-		return fixture.WriteRequest{Action: a, Force: true}
+		return records.Request{Action: a, Force: true}
 	},
 }, {
 	name: "forced apply with resourceVersion",
@@ -153,22 +154,22 @@ var faultCases = []faultCase{{
 		_, err := c.Apply(ctx, applied(name, rv), metav1.ApplyOptions{FieldManager: "ctl", Force: true})
 		return err
 	},
-	req: func(rv string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("patch", types.ApplyPatchType), ResourceVersion: rv, Force: true}
+	req: func(rv string) records.Request {
+		return records.Request{Action: write("patch", types.ApplyPatchType), ResourceVersion: rv, Force: true}
 	},
 }, {
 	name: "delete",
 	do: func(ctx context.Context, c typedappsv1.DeploymentInterface, name, _ string) error {
 		return c.Delete(ctx, name, metav1.DeleteOptions{})
 	},
-	req: func(string) fixture.WriteRequest { return fixture.WriteRequest{Action: write("delete", "")} },
+	req: func(string) records.Request { return records.Request{Action: write("delete", "")} },
 }, {
 	name: "delete with a resourceVersion precondition",
 	do: func(ctx context.Context, c typedappsv1.DeploymentInterface, name, rv string) error {
 		return c.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
 	},
-	req: func(rv string) fixture.WriteRequest {
-		return fixture.WriteRequest{Action: write("delete", ""), ResourceVersion: rv}
+	req: func(rv string) records.Request {
+		return records.Request{Action: write("delete", ""), ResourceVersion: rv}
 	},
 }}
 
@@ -187,7 +188,7 @@ func applied(name, rv string) *appsv1ac.DeploymentApplyConfiguration {
 }
 
 // TestFaultSweepRulesOnTheServer checks the fault sweep's rules
-// (fixture.DefaultFaults) on kube-apiserver: each write is made on an
+// (fixture.DefaultFaults()) on kube-apiserver: each write is made on an
 // object another manager changed since it was read (and whose replicas
 // that manager owns), then on an object deleted since; the sweep injects a
 // conflict exactly where the server answered the first with one, and
@@ -206,7 +207,7 @@ func TestFaultSweepRulesOnTheServer(t *testing.T) {
 	t.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
 	deps := client.AppsV1().Deployments(ns)
 	faults := map[string]fixture.Fault{}
-	for _, f := range fixture.DefaultFaults {
+	for _, f := range fixture.DefaultFaults() {
 		faults[f.Name] = f
 	}
 	for i, fc := range faultCases {

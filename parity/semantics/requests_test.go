@@ -23,6 +23,7 @@ import (
 
 	samplev1alpha1 "github.com/ctrltest/ctrltest/controller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/ctrltest/ctrltest/parity"
 )
 
@@ -72,7 +73,7 @@ func TestRequests(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			fakes := runScenario(t, sc)
-			server := runScenario(t, sc, fixture.WithServer(srv))
+			server := runScenario(t, sc, adapter.WithServer(srv))
 			t.Logf("%s on the fakes:\n  %s", sc.name, strings.Join(fakes, "\n  "))
 			if d := cmp.Diff(server, fakes); d != "" {
 				t.Errorf("%s: the fakes and the server diverge (-server +fakes):\n%s", sc.name, d)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/ctrltest/ctrltest/parity"
 )
 
@@ -36,7 +37,7 @@ func TestSemantics(t *testing.T) {
 			name := res.label() + "/" + seq.name
 			t.Run(name, func(t *testing.T) {
 				fakes := runSequence(t, res, seq)
-				server := runSequence(t, res, seq, fixture.WithServer(srv))
+				server := runSequence(t, res, seq, adapter.WithServer(srv))
 				var touched []string
 				if seq.writesFields {
 					touched = res.touched()
@@ -70,7 +71,7 @@ func TestSemantics(t *testing.T) {
 }
 
 // runSequence runs seq on res in a fixture of its own (on the server with
-// fixture.WithServer), as one sync of the key "default/<sequence>", and
+// adapter.WithServer), as one sync of the key "default/<sequence>", and
 // returns its observations and the stored objects after it.
 func runSequence(t *testing.T, res resource, seq sequence, opts ...fixture.Option) run {
 	t.Helper()
@@ -88,7 +89,7 @@ func runSequence(t *testing.T, res resource, seq sequence, opts ...fixture.Optio
 	if res := fixture.Sync(f, sync, "default/"+seq.name); res.Err != nil {
 		t.Fatalf("semantics: %s/%s: %v", res.Key, seq.name, res.Err)
 	}
-	return run{Observations: r.obs, Objects: f.World()}
+	return run{Observations: r.obs, Objects: f.Objects()}
 }
 
 // touched returns the paths of the fields the sequences write besides

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/ctrlruntime/examples/mirror"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/fixture/adapter"
 	"github.com/ctrltest/ctrltest/parity"
 	"github.com/ctrltest/ctrltest/tbtest"
 )
@@ -38,5 +39,5 @@ func BenchmarkReconcileRowServer(b *testing.B) {
 	}
 	b.Run("impl=model", func(b *testing.B) { run(b) })
 	b.Run("impl=model-noleakcheck", func(b *testing.B) { run(b, fixture.WithChecks(fixture.Checks{Leaks: fixture.Off})) })
-	b.Run("impl=server", func(b *testing.B) { run(b, fixture.WithServer(srv)) })
+	b.Run("impl=server", func(b *testing.B) { run(b, adapter.WithServer(srv)) })
 }

@@ -1,0 +1,69 @@
+package records
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ctrltest/ctrltest/internal/queues"
+)
+
+// QueueOp is one thing the controller did to one of its work queues: an
+// Add, AddAfter, AddRateLimited or Forget.
+type QueueOp struct {
+	// Queue names the queue (fixture.QueueNamed); "" for fixture.Queue's.
+	Queue string
+	// Op is OpAdd, OpAddAfter, OpAddRateLimited or OpForget.
+	Op string
+	// Key is the item, formatted with fmt (a cache.ObjectName prints as
+	// "namespace/name").
+	Key string
+	// After is the delay of add-after, or the backoff the rate limiter
+	// chose for add-rate-limited.
+	After time.Duration
+}
+
+// The operations a QueueOp records.
+const (
+	OpAdd            = queues.OpAdd
+	OpAddAfter       = queues.OpAddAfter
+	OpAddRateLimited = queues.OpAddRateLimited
+	OpForget         = queues.OpForget
+)
+
+// String formats the record as one line, "add default/web", prefixed
+// with its queue's name when it has one ("contents: add snap-1").
+func (q QueueOp) String() string {
+	s := q.Op + " " + q.Key
+	if q.Op == OpAddAfter || q.Op == OpAddRateLimited {
+		s = fmt.Sprintf("%s %s %v", q.Op, q.Key, q.After)
+	}
+	if q.Queue != "" {
+		s = q.Queue + ": " + s
+	}
+	return s
+}
+
+// On returns the expected record on the queue named queue
+// (fixture.QueueNamed): records.Added("snap-1").On("contents").
+func (q QueueOp) On(queue string) QueueOp {
+	q.Queue = queue
+	return q
+}
+
+// Added is the expected Add of key.
+func Added(key string) QueueOp { return QueueOp{Op: OpAdd, Key: key} }
+
+// AddedAfter is the expected AddAfter of key with delay d.
+func AddedAfter(key string, d time.Duration) QueueOp {
+	return QueueOp{Op: OpAddAfter, Key: key, After: d}
+}
+
+// RateLimited is the expected AddRateLimited of key, which the rate limiter
+// delayed by backoff (client-go's default controller limiter: 5ms, 10ms,
+// 20ms, ... per failure of the key).
+func RateLimited(key string, backoff time.Duration) QueueOp {
+	return QueueOp{Op: OpAddRateLimited, Key: key, After: backoff}
+}
+
+// Forgotten is the expected Forget of key.
+func Forgotten(key string) QueueOp { return QueueOp{Op: OpForget, Key: key} }
