@@ -13,11 +13,12 @@ import (
 	fakecloud "k8s.io/cloud-provider/fake"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Cloud is k8s.io/cloud-provider/fake's Cloud, the fake upstream's own
 // tests use, with its load-balancer calls recorded in the running sync's
-// result (fixture.Call): EnsureLoadBalancer, UpdateLoadBalancer,
+// result (records.Call): EnsureLoadBalancer, UpdateLoadBalancer,
 // EnsureLoadBalancerDeleted and GetLoadBalancer, each as
 // cloud.<Method>(<namespace>/<name>), with the names of the nodes for the
 // two that take them.
@@ -77,7 +78,7 @@ func (c *Cloud) call(method string, svc *corev1.Service, nodes []*corev1.Node, r
 	if nodes != nil || method == "EnsureLoadBalancer" || method == "UpdateLoadBalancer" {
 		args += " " + nodeList(nodes)
 	}
-	if err := c.f.Call(fixture.Call{Service: "cloud", Method: method, Args: args, Read: read, Changed: changed && c.Err == nil}, ErrUnavailable); err != nil {
+	if err := c.f.Call(records.Call{Service: "cloud", Method: method, Args: args, Read: read, Changed: changed && c.Err == nil}, ErrUnavailable); err != nil {
 		return err
 	}
 	return c.Err

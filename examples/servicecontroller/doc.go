@@ -2,7 +2,7 @@
 // (k8s.io/cloud-provider v0.37.2, controllers/service: the controller that
 // gives Services of type LoadBalancer a cloud load balancer) with
 // ctrltest's table rows: upstream's controller_test.go ported, calls to
-// the cloud recorded with fixture.Call and expected by Row.WantCalls, each
+// the cloud recorded with records.Call and expected by Row.WantCalls, each
 // row's cloud set up by fixture.Param, every default check on, and
 // kube-apiserver's defaulting and validation (kube.Server(), the kube
 // module) on seeds and writes. It is the port issue 37 asks for: no row

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // knownDamage is a stale-cache sweep finding a row declares: the lag,
@@ -27,9 +28,9 @@ var knownFindings = map[string][]knownDamage{
 	// kubernetes/kubernetes#111643: the finalizer removal by a patch from
 	// the cached object removes another writer's finalizer.
 	"service with finalizer that no longer wants LB": {{
-		lag:  fixture.LagOtherWriter,
-		kind: fixture.DamageLostUpdate,
-		text: "lost the finalizer " + fixture.OtherWriterFinalizer + " another writer had set, which the cache did not show: patch (strategic) v1 services/status default/no-external-balancer removed it",
+		lag:  "other-writer",
+		kind: "lost update",
+		text: "lost the finalizer ctrltest.dev/other-writer another writer had set, which the cache did not show: patch (strategic) v1 services/status default/no-external-balancer removed it",
 	}},
 }
 
@@ -89,14 +90,14 @@ func TestNodeRetry(t *testing.T) {
 	f := fixture.New(t, kube.Server(), fixture.WithObjects(s0, node1), Synced.Set([]*corev1.Service{s0}),
 		Existing.Set([]fakecloud.Balancer{Balancer(s0)}), CloudErr.Set(ErrUnavailable))
 	res := fixture.Sync(f, NodeSync(f, build(f)), "node-1")
-	want := []fixture.Call{update("default/s0", "[node-1]"), get("default/s0")}
+	want := []records.Call{update("default/s0", "[node-1]"), get("default/s0")}
 	if res.Err != nil || !slices.Equal(callStrings(res.Calls), callStrings(want)) ||
 		len(res.Enqueued) != 1 || res.Enqueued[0].Queue != "" || res.Enqueued[0].Op != "add" || res.Enqueued[0].Key != "default/s0" {
 		t.Errorf("node sync with a failing cloud: want no error, the calls %v and the Service's key added to the Service queue; got\n%s", want, res)
 	}
 }
 
-func callStrings(calls []fixture.Call) []string {
+func callStrings(calls []records.Call) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {
 		out[i] = c.String()

@@ -22,6 +22,7 @@ import (
 	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/fixture"
 	"github.com/ctrltest/ctrltest/kube"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // newService is upstream's newService (controller_test.go) with a fixed
@@ -94,20 +95,20 @@ func setStatus(ip string, p corev1.Protocol) string {
 }
 
 // The cloud's calls.
-func get(key string) fixture.Call {
-	return fixture.Call{Service: "cloud", Method: "GetLoadBalancer", Args: key}
+func get(key string) records.Call {
+	return records.Call{Service: "cloud", Method: "GetLoadBalancer", Args: key}
 }
 
-func ensure(key, nodes string) fixture.Call {
-	return fixture.Call{Service: "cloud", Method: "EnsureLoadBalancer", Args: key + " " + nodes}
+func ensure(key, nodes string) records.Call {
+	return records.Call{Service: "cloud", Method: "EnsureLoadBalancer", Args: key + " " + nodes}
 }
 
-func deleteLB(key string) fixture.Call {
-	return fixture.Call{Service: "cloud", Method: "EnsureLoadBalancerDeleted", Args: key}
+func deleteLB(key string) records.Call {
+	return records.Call{Service: "cloud", Method: "EnsureLoadBalancerDeleted", Args: key}
 }
 
 // The controller's events.
-func ev(svc *corev1.Service, reason, message string) fixture.Event {
+func ev(svc *corev1.Service, reason, message string) records.Event {
 	typ := corev1.EventTypeNormal
 	if reason == "SyncLoadBalancerFailed" || reason == "UnAvailableLoadBalancer" || reason == "DeleteLoadBalancerFailed" {
 		typ = corev1.EventTypeWarning
@@ -115,23 +116,23 @@ func ev(svc *corev1.Service, reason, message string) fixture.Event {
 	return fixture.NewEvent(svc, typ, reason, message)
 }
 
-func ensuring(svc *corev1.Service) fixture.Event {
+func ensuring(svc *corev1.Service) records.Event {
 	return ev(svc, "EnsuringLoadBalancer", "Ensuring load balancer")
 }
 
-func ensured(svc *corev1.Service) fixture.Event {
+func ensured(svc *corev1.Service) records.Event {
 	return ev(svc, "EnsuredLoadBalancer", "Ensured load balancer")
 }
 
-func deletingLB(svc *corev1.Service) fixture.Event {
+func deletingLB(svc *corev1.Service) records.Event {
 	return ev(svc, "DeletingLoadBalancer", "Deleting load balancer")
 }
 
-func deletedLB(svc *corev1.Service) fixture.Event {
+func deletedLB(svc *corev1.Service) records.Event {
 	return ev(svc, "DeletedLoadBalancer", "Deleted load balancer")
 }
 
-func syncFailed(svc *corev1.Service) fixture.Event {
+func syncFailed(svc *corev1.Service) records.Event {
 	return ev(svc, "SyncLoadBalancerFailed", "").WithMessagePrefix("Error syncing load balancer: ")
 }
 
@@ -162,8 +163,8 @@ func node(name string, tweaks ...func(*corev1.Node)) *corev1.Node {
 	return n
 }
 
-func update(key, nodes string) fixture.Call {
-	return fixture.Call{Service: "cloud", Method: "UpdateLoadBalancer", Args: key + " " + nodes}
+func update(key, nodes string) records.Call {
+	return records.Call{Service: "cloud", Method: "UpdateLoadBalancer", Args: key + " " + nodes}
 }
 
 // nodeRows are the rows of the Node queue (Queue: NodeQueue): a Node's key
@@ -197,8 +198,8 @@ func nodeRows() []fixture.Row {
 		Options:      []fixture.Option{synced(s0), existing},
 		Objects:      []runtime.Object{s0, node1, node2, node3},
 		Key:          "node-1",
-		WantCalls:    []fixture.Call{update("default/s0", "[node-1 node-2 node-3]")},
-		WantEvents:   []fixture.Event{updated},
+		WantCalls:    []records.Call{update("default/s0", "[node-1 node-2 node-3]")},
+		WantEvents:   []records.Event{updated},
 		HandlesFault: requeued,
 	}, {
 		// TestUpdateNodesInExternalLoadBalancer "Services do not have
@@ -216,8 +217,8 @@ func nodeRows() []fixture.Row {
 		Options:      []fixture.Option{synced(s0, s1, s2), existing},
 		Objects:      []runtime.Object{s0, s1, s2, node1, node2},
 		Key:          "node-2",
-		WantCalls:    []fixture.Call{update("default/s0", "[node-1 node-2]")},
-		WantEvents:   []fixture.Event{updated},
+		WantCalls:    []records.Call{update("default/s0", "[node-1 node-2]")},
+		WantEvents:   []records.Event{updated},
 		HandlesFault: requeued,
 	}, {
 		// TestNodeChangesForStableNodeSetEnabled "1 node gets excluded"
@@ -229,8 +230,8 @@ func nodeRows() []fixture.Row {
 			Existing.Set([]fakecloud.Balancer{Balancer(s0, node1, node2, node3)})},
 		Objects:      []runtime.Object{s0, node1, excluded, tainted},
 		Key:          "node-2",
-		WantCalls:    []fixture.Call{update("default/s0", "[node-1]")},
-		WantEvents:   []fixture.Event{updated},
+		WantCalls:    []records.Call{update("default/s0", "[node-1]")},
+		WantEvents:   []records.Event{updated},
 		HandlesFault: requeued,
 	}}
 }
@@ -270,42 +271,42 @@ func rows() []fixture.Row {
 		Name:       "service doesn't want LB",
 		Objects:    []runtime.Object{clusterIP},
 		Key:        "default/no-external-balancer",
-		WantCalls:  []fixture.Call{get("default/no-external-balancer")},
-		WantEvents: []fixture.Event{deletedLB(clusterIP)},
+		WantCalls:  []records.Call{get("default/no-external-balancer")},
+		WantEvents: []records.Event{deletedLB(clusterIP)},
 	}, {
 		// TestSyncLoadBalancerIfNeeded "udp service that wants LB".
 		Name:        "udp service that wants LB",
 		Objects:     []runtime.Object{udp, node1},
 		Key:         "default/udp-service",
-		WantCalls:   []fixture.Call{ensure("default/udp-service", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/udp-service", "[node-1]")},
 		WantActions: []actions.Action{patch(udp, addFinalizer), patch(udp, setStatus(ip, corev1.ProtocolUDP))},
-		WantEvents:  []fixture.Event{ensuring(udp), ensured(udp)},
+		WantEvents:  []records.Event{ensuring(udp), ensured(udp)},
 	}, {
 		// TestSyncLoadBalancerIfNeeded "tcp service that wants LB", in a
 		// cluster without nodes (upstream's rows have none): a warning.
 		Name:        "tcp service that wants LB",
 		Objects:     []runtime.Object{tcp},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[]")},
 		WantActions: []actions.Action{patch(tcp, addFinalizer), patch(tcp, setStatus(ip, corev1.ProtocolTCP))},
-		WantEvents: []fixture.Event{ensuring(tcp),
+		WantEvents: []records.Event{ensuring(tcp),
 			ev(tcp, "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer"), ensured(tcp)},
 	}, {
 		// TestSyncLoadBalancerIfNeeded "sctp service that wants LB".
 		Name:        "sctp service that wants LB",
 		Objects:     []runtime.Object{sctp, node1},
 		Key:         "default/sctp-service",
-		WantCalls:   []fixture.Call{ensure("default/sctp-service", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/sctp-service", "[node-1]")},
 		WantActions: []actions.Action{patch(sctp, addFinalizer), patch(sctp, setStatus(ip, corev1.ProtocolSCTP))},
-		WantEvents:  []fixture.Event{ensuring(sctp), ensured(sctp)},
+		WantEvents:  []records.Event{ensuring(sctp), ensured(sctp)},
 	}, {
 		// TestSyncLoadBalancerIfNeeded "service specifies
 		// loadBalancerClass": another controller's load balancer.
 		Name:       "service specifies loadBalancerClass",
 		Objects:    []runtime.Object{classed, node1},
 		Key:        "default/with-external-balancer",
-		WantCalls:  []fixture.Call{get("default/with-external-balancer")},
-		WantEvents: []fixture.Event{deletedLB(classed)},
+		WantCalls:  []records.Call{get("default/with-external-balancer")},
+		WantEvents: []records.Event{deletedLB(classed)},
 	}, {
 		// TestSyncLoadBalancerIfNeeded "service with finalizer that no
 		// longer wants LB": a LoadBalancer Service changed to ClusterIP.
@@ -313,9 +314,9 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{Existing.Set([]fakecloud.Balancer{Balancer(noLonger, node1)})},
 		Objects:     []runtime.Object{noLonger, node1},
 		Key:         "default/no-external-balancer",
-		WantCalls:   []fixture.Call{get("default/no-external-balancer"), deleteLB("default/no-external-balancer")},
+		WantCalls:   []records.Call{get("default/no-external-balancer"), deleteLB("default/no-external-balancer")},
 		WantActions: []actions.Action{patch(noLonger, removeFinalizer)},
-		WantEvents:  []fixture.Event{deletingLB(noLonger), deletedLB(noLonger)},
+		WantEvents:  []records.Event{deletingLB(noLonger), deletedLB(noLonger)},
 		// The stale-cache sweep finds kubernetes/kubernetes#111643: the
 		// finalizer's removal is a patch computed from the cached Service
 		// (servicehelper.PatchService), {"metadata":{"finalizers":null}}
@@ -333,18 +334,18 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{Existing.Set([]fakecloud.Balancer{Balancer(cleanup, node1)})},
 		Objects:     []runtime.Object{cleanup, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{get("default/basic-service1"), deleteLB("default/basic-service1")},
+		WantCalls:   []records.Call{get("default/basic-service1"), deleteLB("default/basic-service1")},
 		WantActions: []actions.Action{patch(cleanup, removeFinalizer), patch(cleanup, clearStatus)},
-		WantEvents:  []fixture.Event{deletingLB(cleanup), deletedLB(cleanup)},
+		WantEvents:  []records.Event{deletingLB(cleanup), deletedLB(cleanup)},
 	}, {
 		// TestSyncLoadBalancerIfNeeded "service with finalizer that wants
 		// LB": no finalizer patch.
 		Name:        "service with finalizer that wants LB",
 		Objects:     []runtime.Object{finalized, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[node-1]")},
 		WantActions: []actions.Action{patch(finalized, setStatus(ip, corev1.ProtocolTCP))},
-		WantEvents:  []fixture.Event{ensuring(finalized), ensured(finalized)},
+		WantEvents:  []records.Event{ensuring(finalized), ensured(finalized)},
 	}, {
 		// TestProcessServiceCreateOrUpdate "If Updating Loadbalancer IP":
 		// the controller synced the Service with one loadBalancerIP, the
@@ -355,18 +356,18 @@ func rows() []fixture.Row {
 			Existing.Set([]fakecloud.Balancer{Balancer(updatedBefore, node1)})},
 		Objects:     []runtime.Object{updated, node1},
 		Key:         "default/sync-test-name",
-		WantCalls:   []fixture.Call{ensure("default/sync-test-name", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/sync-test-name", "[node-1]")},
 		WantActions: []actions.Action{patch(updated, setStatus(newIP, corev1.ProtocolTCP))},
-		WantEvents:  []fixture.Event{ensuring(updated), ensured(updated)},
+		WantEvents:  []records.Event{ensuring(updated), ensured(updated)},
 	}, {
 		// TestProcessServiceCreateOrUpdateK8sError "conflict error".
 		Name:        "conflict error",
 		Objects:     []runtime.Object{k8sErr, node1},
 		Key:         "default/svc-k8s-err",
 		Reactors:    patchErr(apierrors.NewConflict(schema.GroupResource{}, "svc-k8s-err", errors.New("object conflict"))),
-		WantCalls:   []fixture.Call{ensure("default/svc-k8s-err", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/svc-k8s-err", "[node-1]")},
 		WantActions: []actions.Action{patch(k8sErr, setStatus(ip, corev1.ProtocolTCP))},
-		WantEvents:  []fixture.Event{ensuring(k8sErr), ensured(k8sErr), syncFailed(k8sErr)},
+		WantEvents:  []records.Event{ensuring(k8sErr), ensured(k8sErr), syncFailed(k8sErr)},
 		WantErr:     fixture.ErrorContains("failed to update load balancer status: "),
 	}, {
 		// TestProcessServiceCreateOrUpdateK8sError "not found error": the
@@ -375,9 +376,9 @@ func rows() []fixture.Row {
 		Objects:     []runtime.Object{k8sErr, node1},
 		Key:         "default/svc-k8s-err",
 		Reactors:    patchErr(apierrors.NewNotFound(schema.GroupResource{}, "svc-k8s-err")),
-		WantCalls:   []fixture.Call{ensure("default/svc-k8s-err", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/svc-k8s-err", "[node-1]")},
 		WantActions: []actions.Action{patch(k8sErr, setStatus(ip, corev1.ProtocolTCP))},
-		WantEvents:  []fixture.Event{ensuring(k8sErr), ensured(k8sErr)},
+		WantEvents:  []records.Event{ensuring(k8sErr), ensured(k8sErr)},
 	}, {
 		// TestProcessServiceDeletion "If a non-existent service is
 		// deleted": nothing remembered, nothing to do.
@@ -391,8 +392,8 @@ func rows() []fixture.Row {
 		Options:    []fixture.Option{Synced.Set([]*corev1.Service{external}), CloudErr.Set(errors.New("error Deleting the Loadbalancer"))},
 		Key:        "default/external-balancer",
 		AbsentKey:  true,
-		WantCalls:  []fixture.Call{deleteLB("default/external-balancer")},
-		WantEvents: []fixture.Event{deletingLB(external), ev(external, "DeleteLoadBalancerFailed", "Error deleting load balancer: error Deleting the Loadbalancer")},
+		WantCalls:  []records.Call{deleteLB("default/external-balancer")},
+		WantEvents: []records.Event{deletingLB(external), ev(external, "DeleteLoadBalancerFailed", "Error deleting load balancer: error Deleting the Loadbalancer")},
 		WantErr:    fixture.ErrorMessage("error Deleting the Loadbalancer"),
 	}, {
 		// TestProcessServiceDeletion "If delete was successful": a Service
@@ -401,8 +402,8 @@ func rows() []fixture.Row {
 		Options:    []fixture.Option{Synced.Set([]*corev1.Service{external}), Existing.Set([]fakecloud.Balancer{Balancer(external, node1)})},
 		Key:        "default/external-balancer",
 		AbsentKey:  true,
-		WantCalls:  []fixture.Call{deleteLB("default/external-balancer")},
-		WantEvents: []fixture.Event{deletingLB(external), deletedLB(external)},
+		WantCalls:  []records.Call{deleteLB("default/external-balancer")},
+		WantEvents: []records.Event{deletingLB(external), deletedLB(external)},
 	}, {
 		// A Service deleted and re-created under its name, without the
 		// finalizer, between two syncs: the old load balancer goes, a new
@@ -412,9 +413,9 @@ func rows() []fixture.Row {
 			Existing.Set([]fakecloud.Balancer{Balancer(recreatedBefore, node1)})},
 		Objects:     []runtime.Object{external, node1},
 		Key:         "default/external-balancer",
-		WantCalls:   []fixture.Call{deleteLB("default/external-balancer"), ensure("default/external-balancer", "[node-1]")},
+		WantCalls:   []records.Call{deleteLB("default/external-balancer"), ensure("default/external-balancer", "[node-1]")},
 		WantActions: []actions.Action{patch(external, addFinalizer), patch(external, setStatus(ip, corev1.ProtocolTCP))},
-		WantEvents:  []fixture.Event{deletingLB(recreatedBefore), deletedLB(recreatedBefore), ensuring(external), ensured(external)},
+		WantEvents:  []records.Event{deletingLB(recreatedBefore), deletedLB(recreatedBefore), ensuring(external), ensured(external)},
 	}, {
 		// An error from the cloud: the finalizer is in place, the load
 		// balancer is not, the sync fails and is retried.
@@ -422,9 +423,9 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{CloudErr.Set(ErrUnavailable)},
 		Objects:     []runtime.Object{tcp, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[node-1]")},
 		WantActions: []actions.Action{patch(tcp, addFinalizer)},
-		WantEvents:  []fixture.Event{ensuring(tcp), syncFailed(tcp)},
+		WantEvents:  []records.Event{ensuring(tcp), syncFailed(tcp)},
 		WantErr:     fixture.ErrorIs(ErrUnavailable),
 	}, {
 		// The cloud says another controller implements its load
@@ -434,9 +435,9 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{CloudErr.Set(cloudprovider.ImplementedElsewhere)},
 		Objects:     []runtime.Object{tcp, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[node-1]")},
 		WantActions: []actions.Action{patch(tcp, addFinalizer)},
-		WantEvents:  []fixture.Event{ensuring(tcp)},
+		WantEvents:  []records.Event{ensuring(tcp)},
 	}, {
 		// The cloud asks to be called again later (api.RetryError): the
 		// sync returns it wrapped with %w, so that the controller's worker
@@ -446,9 +447,9 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{CloudErr.Set(retryLater)},
 		Objects:     []runtime.Object{tcp, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[node-1]")},
 		WantActions: []actions.Action{patch(tcp, addFinalizer)},
-		WantEvents:  []fixture.Event{ensuring(tcp), syncFailed(tcp)},
+		WantEvents:  []records.Event{ensuring(tcp), syncFailed(tcp)},
 		WantErr:     fixture.ErrorIs(retryLater),
 	}, {
 		// A cloud that gives no IP mode (fake.Cloud's default): the
@@ -461,9 +462,9 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{IPMode.Set(nil)},
 		Objects:     []runtime.Object{tcp, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[node-1]")},
 		WantActions: []actions.Action{patch(tcp, addFinalizer), patch(tcp, `{"status":{"loadBalancer":{"ingress":[{"ip":"`+ip+`","ports":[{"port":80,"protocol":"TCP"}]}]}}}`)},
-		WantEvents:  []fixture.Event{ensuring(tcp), ensured(tcp)},
+		WantEvents:  []records.Event{ensuring(tcp), ensured(tcp)},
 	}, {
 		// A cloud without an external IP: fake.Cloud's ExternalIP is nil
 		// and its load balancer's ingress IP "<nil>" (net.IP(nil).String()),
@@ -474,9 +475,9 @@ func rows() []fixture.Row {
 		Options:     []fixture.Option{ExternalIP.Set(nil)},
 		Objects:     []runtime.Object{tcp, node1},
 		Key:         "default/basic-service1",
-		WantCalls:   []fixture.Call{ensure("default/basic-service1", "[node-1]")},
+		WantCalls:   []records.Call{ensure("default/basic-service1", "[node-1]")},
 		WantActions: []actions.Action{patch(tcp, addFinalizer), patch(tcp, setStatus("<nil>", corev1.ProtocolTCP))},
-		WantEvents:  []fixture.Event{ensuring(tcp), ensured(tcp), syncFailed(tcp)},
+		WantEvents:  []records.Event{ensuring(tcp), ensured(tcp), syncFailed(tcp)},
 		WantErr:     fixture.ErrorContains(`status.loadBalancer.ingress[0].ip: Invalid value: "<nil>": must be a valid IP address`),
 	}}
 }
