@@ -159,6 +159,12 @@
 // declares a fault): TestKnownFindings stands in. fixture.Sync refuses a
 // key with two slashes before the controller sees it, so upstream's
 // invalid-key case is TestInvalidKey, which calls the handler directly.
+// The fault sweep does not follow a retry through another queue (the node
+// rows declare it), and Row.HandlesFault gets only the error for a call,
+// not the call (the node rows' predicate tells a call by its zero
+// Action). Row.WantCalls is ordered, with no unordered option: the node
+// rows use one worker and one Service with a load balancer, whose calls
+// come in one order.
 //
 // # Cost
 //
