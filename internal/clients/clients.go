@@ -19,6 +19,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/ctrltest/ctrltest/internal/apiserver"
+	"github.com/ctrltest/ctrltest/internal/encoded"
 	"github.com/ctrltest/ctrltest/internal/resources"
 )
 
@@ -62,7 +63,7 @@ type Clients struct {
 	discoveryClient                          discovery.DiscoveryInterface
 	// fieldsV1 remembers the unstructured form of managed fields (see
 	// ToUnstructured).
-	fieldsV1 FieldsV1Memo
+	fieldsV1 encoded.FieldsV1Memo
 }
 
 // New makes the clients of host.
@@ -143,7 +144,7 @@ func (c *Clients) Scales() scale.ScalesGetter {
 	return sc
 }
 
-// ToUnstructured is FieldsV1Memo.ToUnstructured with the clients' memo.
+// ToUnstructured is encoded.FieldsV1Memo.ToUnstructured with the clients' memo.
 func (c *Clients) ToUnstructured(obj runtime.Object) (map[string]any, error) {
 	return c.fieldsV1.ToUnstructured(obj)
 }

@@ -63,7 +63,7 @@ func UnionMapper(tables []*resources.Table, schemes []*runtime.Scheme) meta.REST
 		}
 	}
 	// A resource or kind named without a version is the group's preferred
-	// version's, as a discovery-backed mapper answers (discovery.go names
+	// version's, as a discovery-backed mapper answers (discovery.go here names
 	// the same preferred versions): apps deployments is apps/v1's.
 	var pm meta.PriorityRESTMapper
 	pm.Delegate = m

@@ -118,7 +118,7 @@ type Feeds struct {
 	changes []change
 	fed     map[cache.Indexer]*feed.Informer
 	order   []*feed.Informer
-	// held: deliveries are held back (lag.go).
+	// held: deliveries are held back (Hold, lag.go).
 	held bool
 	// calls is positive while the fixture calls event handlers.
 	calls atomic.Int32
@@ -272,7 +272,7 @@ func (f *Feeds) Deliver(written map[schema.GroupVersionResource]*Written) (held 
 	if err := f.CatchUp(); err != nil {
 		return false, err
 	}
-	if f.holding() { // the informers lag: everything waits for Release (lag.go)
+	if f.holding() { // the informers lag: everything waits for Release (Hold, lag.go)
 		return true, nil
 	}
 	changes := f.takeChanges()

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 
-	"github.com/ctrltest/ctrltest/internal/clients"
+	"github.com/ctrltest/ctrltest/internal/encoded"
 )
 
 // TestUnstructuredInputIsTheSameValue: structured-merge-diff reads a typed
@@ -82,7 +82,7 @@ func TestUnstructuredInputIsTheSameValue(t *testing.T) {
 			FieldsType: "FieldsV1", FieldsV1: newFieldsV1(`{"f:metadata":{"f:name":{}}}`)}})
 	}
 	for name, inner := range converters {
-		in := unstructuredInput{inner, &clients.FieldsV1Memo{}}
+		in := unstructuredInput{inner, &encoded.FieldsV1Memo{}}
 		for _, obj := range objs {
 			for _, opts := range [][]typed.ValidationOptions{nil, {typed.AllowDuplicates}} {
 				gvk := obj.GetObjectKind().GroupVersionKind()

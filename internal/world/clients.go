@@ -96,7 +96,7 @@ func (w *World) unstructuredOf(obj runtime.Object) (runtime.Object, error) {
 }
 
 // toUnstructured is runtime.DefaultUnstructuredConverter.ToUnstructured
-// with the managed fields' fieldsV1 remembered (clients.FieldsV1Memo).
+// with the managed fields' fieldsV1 remembered (encoded.FieldsV1Memo).
 func (w *World) toUnstructured(obj runtime.Object) (map[string]any, error) {
 	return w.clients().ToUnstructured(obj)
 }
