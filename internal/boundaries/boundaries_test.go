@@ -283,7 +283,7 @@ func TestUserModulesDoNotCarryParity(t *testing.T) {
 // TestNoRealKubernetesClientset: the core module's code never builds
 // client-go's real kubernetes clientset (kubernetes.NewForConfig and its
 // kin). Linking it added 9 MB to every user's test binary (issue 23 item
-// 13): a server builds it (fixture.ClientsetServer; the parity module's
+// 13): a server builds it (adapter.ClientsetServer; the parity module's
 // servers do).
 func TestNoRealKubernetesClientset(t *testing.T) {
 	// Commands (the reference controller's main) build what they run with.
@@ -322,7 +322,7 @@ func TestNoRealKubernetesClientset(t *testing.T) {
 			ast.Inspect(f, func(n ast.Node) bool {
 				if sel, ok := n.(*ast.SelectorExpr); ok {
 					if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && builders[sel.Sel.Name] {
-						t.Errorf("%s: %s.%s builds the real kubernetes clientset into every user's test binary; let the server build it (fixture.ClientsetServer)",
+						t.Errorf("%s: %s.%s builds the real kubernetes clientset into every user's test binary; let the server build it (adapter.ClientsetServer)",
 							fset.Position(sel.Pos()), local, sel.Sel.Name)
 					}
 				}

@@ -322,7 +322,7 @@ func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInfo
 		}
 		inf, err := cs.informerFor(gvr)
 		if err != nil {
-			return nil, fmt.Errorf("fixture.Informer(%v): %v", gvr, err)
+			return nil, fmt.Errorf("adapter.Informer(%v): %v", gvr, err)
 		}
 		if w.started.Load() && w.backend.traits().fakeClients {
 			if err := w.index(cs); err != nil {
@@ -331,7 +331,7 @@ func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInfo
 		}
 		return inf, nil
 	}
-	return nil, fmt.Errorf("fixture.Informer: no registered clientset serves %v; register its clientset (fixture.WithClientset) or its types (fixture.WithTypes)", gvr)
+	return nil, fmt.Errorf("adapter.Informer: no registered clientset serves %v; register its clientset (fixture.WithClientset) or its types (fixture.WithTypes)", gvr)
 }
 
 // decoderFor returns the strict decoder (an unknown field is an error)

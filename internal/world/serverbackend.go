@@ -20,11 +20,11 @@ import (
 	"github.com/ctrltest/ctrltest/internal/server"
 )
 
-// Server is a real API server that a fixture's clients reach (fixture.Server).
+// Server is a real API server that a fixture's clients reach (adapter.Server).
 type Server = server.Server
 
 // ClientsetServer is a Server that builds real clientsets itself
-// (fixture.ClientsetServer).
+// (adapter.ClientsetServer).
 type ClientsetServer = server.ClientsetServer
 
 // serverBackend is the backend of WithServer: internal/server, on the
