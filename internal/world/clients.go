@@ -95,12 +95,6 @@ func (w *World) unstructuredOf(obj runtime.Object) (runtime.Object, error) {
 	return w.clients().Unstructured(obj)
 }
 
-// toUnstructured is runtime.DefaultUnstructuredConverter.ToUnstructured
-// with the managed fields' fieldsV1 remembered (encoded.FieldsV1Memo).
-func (w *World) toUnstructured(obj runtime.Object) (map[string]any, error) {
-	return w.clients().ToUnstructured(obj)
-}
-
 // clientsHost is the world as the other clients' Host.
 type clientsHost struct{ w *World }
 

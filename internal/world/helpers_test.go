@@ -15,7 +15,6 @@ import (
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
-	"github.com/ctrltest/ctrltest/actions"
 	"github.com/ctrltest/ctrltest/internal/resources"
 )
 
@@ -101,12 +100,4 @@ func kubeFactory(t testing.TB, w *World) informers.SharedInformerFactory {
 		t.Fatal("no kubernetes clientset")
 	}
 	return factory.(informers.SharedInformerFactory)
-}
-
-// unreachable is a Server no request reaches: what is tested here happens
-// before any request.
-type unreachable struct{}
-
-func (unreachable) ClientConfig(func(actions.Action)) *rest.Config {
-	return &rest.Config{Host: "http://127.0.0.1:1"}
 }
