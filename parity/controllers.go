@@ -18,15 +18,15 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// Controllers are the kube-controller-manager controllers StartControllers
+// controllers are the kube-controller-manager controllers StartControllers
 // runs: the ones fixture.WithGarbageCollector and
 // fixture.WithNamespaceLifecycle stand for, and no other (no Deployment
 // controller writing statuses behind a row's back).
-var Controllers = []string{"garbage-collector-controller", "namespace-controller"}
+const controllers = "garbage-collector-controller,namespace-controller"
 
 // StartControllers runs kube-controller-manager beside a server of Start,
 // from the directory of its binaries (hack/parity-binaries.sh builds it),
-// with the Controllers
+// with its garbage collector and namespace controller
 // only, and waits until its garbage collector has collected a dependent
 // and its namespace controller has removed a namespace (at most two
 // minutes each). Rows with fixture.WithGarbageCollector or
@@ -55,13 +55,6 @@ func (s *Server) StartControllers(ctx context.Context) error {
 	ports, err := freePorts(1)
 	if err != nil {
 		return err
-	}
-	controllers := ""
-	for i, c := range Controllers {
-		if i > 0 {
-			controllers += ","
-		}
-		controllers += c
 	}
 	if err := s.run(filepath.Join(s.binDir, "kube-controller-manager"), "kube-controller-manager.log",
 		"--kubeconfig", kubeconfig,
