@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/internal/feed"
+	"github.com/ctrltest/ctrltest/internal/records"
 )
 
 // fixture's event-order check delivers the changes a sync made in each
@@ -34,24 +35,14 @@ const (
 	Relisted
 )
 
-// Told is one event a delivery gave the event handlers of one informer.
-type Told struct {
-	// Informer names the informer; Resource is the resource it lists.
-	Informer string
-	Resource string
-	// Key is the object's cache key; What says what the handlers got ("an
-	// update", "a tombstone (relist)", "a resync").
-	Key, What string
-}
-
 // DeliverAs is Deliver with the changes recorded since the last delivery
 // delivered as order says, telling tell before each event's handlers run.
 // Objects written that no recorded change covers (a reactor's) are
 // delivered afterwards as Deliver delivers them, after a tell of a zero
-// Told. A handler's panic is returned (a *feed.PanicError); so is an
-// error of the world's, marked (see WorldError). The caller catches up
-// (CatchUp) first.
-func (f *Feeds) DeliverAs(order Order, written map[schema.GroupVersionResource]*Written, tell func(Told)) error {
+// Told. A handler's panic is returned (a *feed.PanicError); so is an error
+// of the world's, marked (see WorldError). The caller catches up (CatchUp)
+// first.
+func (f *Feeds) DeliverAs(order Order, written map[schema.GroupVersionResource]*Written, tell func(records.Told)) error {
 	changes := f.takeChanges()
 	defer f.untell()
 	switch order {
@@ -100,7 +91,7 @@ func (f *Feeds) DeliverAs(order Order, written map[schema.GroupVersionResource]*
 			}
 		}
 	}
-	tell(Told{})
+	tell(records.Told{})
 	f.untell()
 	for _, gvr := range SortedResources(written) {
 		fs, err := f.feedsOf(gvr)
@@ -121,7 +112,7 @@ func (f *Feeds) DeliverAs(order Order, written map[schema.GroupVersionResource]*
 // informer by informer in the order the controller asked for them,
 // telling tell before each. A handler's panic is returned. The caller
 // catches up (CatchUp) first.
-func (f *Feeds) Resync(tell func(Told)) error {
+func (f *Feeds) Resync(tell func(records.Told)) error {
 	fs := f.all()
 	defer f.untell()
 	for _, fi := range f.telling(fs, tell) {
@@ -166,10 +157,10 @@ func (e *WorldError) Unwrap() error { return e.Err }
 
 // telling sets the Tell of each of fs to tell, naming the informer, and
 // returns fs.
-func (f *Feeds) telling(fs []*feed.Informer, tell func(Told)) []*feed.Informer {
+func (f *Feeds) telling(fs []*feed.Informer, tell func(records.Told)) []*feed.Informer {
 	for _, fi := range fs {
 		name, resource := fi.Name, fi.Resource.Resource
-		fi.Tell = func(what, key string) { tell(Told{Informer: name, Resource: resource, Key: key, What: what}) }
+		fi.Tell = func(what, key string) { tell(records.Told{Informer: name, Resource: resource, Key: key, What: what}) }
 	}
 	return fs
 }
