@@ -56,9 +56,6 @@ type Config struct {
 	InFlight *atomic.Int64
 	OnServed func()
 	OnEvent  func(e EventRecord, at time.Time)
-	// Settle, when set, runs the other clients of the world (the
-	// companions: see others.go) at the start of every Refresh.
-	Settle func()
 	// Namespaces keeps deleted namespaces Terminating until their
 	// finalizers are gone (a world whose namespace controller runs: see
 	// apiserver.Model.Namespaces).
@@ -79,7 +76,6 @@ func New(c Config) (*World, error) {
 		inFlight:  c.InFlight,
 		onServed:  c.OnServed,
 		onEvent:   c.OnEvent,
-		settle:    c.Settle,
 	}
 	w.feeds = delivery.New(deliveryHost{w})
 	switch {

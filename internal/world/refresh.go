@@ -97,7 +97,6 @@ func (w *World) takeDirty() map[schema.GroupVersionResource]*dirtySet {
 // Refresh is Refresh after Start; startFactories starts informers asked
 // for since (informer mode).
 func (w *World) Refresh(startFactories func()) error {
-	w.settleOthers()
 	dirty := w.takeDirty()
 	if err := w.IndexAll(); err != nil {
 		return err
