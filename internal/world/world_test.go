@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -29,10 +30,25 @@ func TestNoAdmissionWithoutHooks(t *testing.T) {
 	if m := newWorld(t, nil).backend.(*modelBackend).model; m.Admission != nil || m.Admits() {
 		t.Errorf("a world without hooks gave the model an admission")
 	}
-	hooked := newWorld(t, func(c *Config) { c.Admission.Defaulters = []func(runtime.Object){func(runtime.Object) {}} })
-	if m := hooked.backend.(*modelBackend).model; !m.Admits() {
-		t.Errorf("a world with a defaulting hook gave the model none")
+	creates := newWorld(t, func(c *Config) { c.Admission = defaulting{AdmissionHooks{Create: true}} })
+	if m := creates.backend.(*modelBackend).model; m.Admission != nil {
+		t.Errorf("a world whose admission checks creates only gave the model an admission")
 	}
+	hooked := newWorld(t, func(c *Config) { c.Admission = defaulting{AdmissionHooks{Default: true}} })
+	if m := hooked.backend.(*modelBackend).model; !m.Admits() || m.Admission.Validate != nil {
+		t.Errorf("a world with a defaulting hook gave the model none, or more")
+	}
+}
+
+// defaulting is an Admission whose hooks do nothing.
+type defaulting struct{ hooks AdmissionHooks }
+
+func (d defaulting) Hooks() AdmissionHooks                                         { return d.hooks }
+func (defaulting) Default(runtime.Object) error                                    { return nil }
+func (defaulting) Validate(runtime.Object, runtime.Object, string) field.ErrorList { return nil }
+func (defaulting) Warn(runtime.Object, runtime.Object, string) []string            { return nil }
+func (defaulting) Create(schema.GroupVersionResource, string, runtime.Object) error {
+	return nil
 }
 
 // Seeding is lazy: the tracker receives a resource's objects with the
