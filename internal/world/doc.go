@@ -21,6 +21,6 @@
 // face.go is what the fixture asks of a world, in the order a test meets
 // it. The world returns its failures as errors, which the fixture
 // reports. The package never imports fixture: the public types it needs
-// have plain forms (Parts, Admission, Server; records.CustomResource and
+// have plain forms (Registration, Admission, Server; records.CustomResource and
 // records.Event), which the fixture fills.
 package world

@@ -44,7 +44,7 @@ type Config struct {
 	// Registrations are the clientsets, in order; CustomResources, what
 	// the CRDs of custom resources declare (served as unstructured when
 	// no registration serves their kind).
-	Registrations   []Parts
+	Registrations   []Registration
 	CustomResources []CustomResource
 	Admission       Admission
 	// Objects are the seeds, in order (not yet typed: see Seed).
@@ -116,7 +116,7 @@ func New(c Config) (*World, error) {
 }
 
 // addClientset makes a registration's clientset.
-func (w *World) addClientset(p Parts) error {
+func (w *World) addClientset(p Registration) error {
 	cs, err := w.backend.newClientset(p)
 	if err != nil {
 		return err

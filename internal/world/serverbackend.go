@@ -42,15 +42,15 @@ func newServerBackend(w *World, s Server) (*serverBackend, error) {
 	return &serverBackend{w: w, b: b}, nil
 }
 
-func (s *serverBackend) newClientset(p Parts) (*clientset, error) {
-	client, store, err := s.b.NewClientset(server.Clientset{Iface: p.Iface, NewForConfig: p.NewForConfig, Table: p.Built.Table, Scheme: p.Built.Scheme})
+func (s *serverBackend) newClientset(p Registration) (*clientset, error) {
+	client, store, err := s.b.NewClientset(server.Clientset{Iface: p.Iface, NewForConfig: p.Parts.NewForConfig, Table: p.Built.Table, Scheme: p.Built.Scheme})
 	if err != nil {
 		return nil, err
 	}
 	return &clientset{
 		iface:   p.Iface,
 		client:  client,
-		factory: p.NewFactory(client, s.w.factoryResync()),
+		factory: p.Parts.NewFactory(client, s.w.factoryResync()),
 		table:   p.Built.Table,
 		scheme:  p.Built.Scheme,
 		store:   store,
