@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,7 +29,6 @@ import (
 
 // Config is what a world is made of.
 type Config struct {
-	T       testing.TB
 	Ctx     context.Context
 	Clock   clock.WithTicker // nil is the real clock
 	Timeout time.Duration    // bounds every wait
@@ -68,7 +66,6 @@ func New(c Config) (*World, error) {
 		c.InFlight = new(atomic.Int64)
 	}
 	w := &World{
-		t:         c.T,
 		ctx:       c.Ctx,
 		clock:     c.Clock,
 		timeout:   c.Timeout,

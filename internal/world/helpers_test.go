@@ -57,7 +57,7 @@ func newWorld(t testing.TB, mod func(*Config), objs ...runtime.Object) *World {
 	t.Helper()
 	var inFlight atomic.Int64
 	c := Config{
-		T: t, Ctx: t.Context(), Timeout: 10 * time.Second,
+		Ctx: t.Context(), Timeout: 10 * time.Second,
 		Registrations: []Registration{kubeRegistration(t)},
 		Objects:       objs,
 		InFlight:      &inFlight,
