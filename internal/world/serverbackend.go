@@ -207,7 +207,7 @@ func (w *World) AwaitCaches() error {
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout)
 	defer cancel()
 	for _, cs := range w.clientsets {
-		w.awaitStarted(ctx, cs)
+		clientgo.AwaitStarted(ctx, cs.factory) // before WaitForCacheSync, which may poll slowly
 		for typ, ok := range cs.factory.WaitForCacheSync(ctx.Done()) {
 			if !ok {
 				return fmt.Errorf("fixture: the informer for %v did not sync within %v", typ, w.timeout)
