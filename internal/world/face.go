@@ -47,12 +47,13 @@ type Config struct {
 	Admission       Admission
 	// Objects are the seeds, in order (not yet typed: see Seed).
 	Objects []runtime.Object
-	// InFlight counts the requests being served, and OnServed, when set, is
-	// called each time the last of them has been served; OnEvent is told of
-	// every event the controller's broadcasters write, with the time an
-	// events.k8s.io event was observed (zero for core/v1 events).
+	// InFlight counts the requests being served, and Served, when set, is
+	// signalled, without blocking, each time the last of them has been
+	// served; OnEvent is told of every event the controller's broadcasters
+	// write, with the time an events.k8s.io event was observed (zero for
+	// core/v1 events).
 	InFlight *atomic.Int64
-	OnServed func()
+	Served   chan<- struct{}
 	OnEvent  func(e EventRecord, at time.Time)
 	// Namespaces keeps deleted namespaces Terminating until their
 	// finalizers are gone (a world whose namespace controller runs: see
@@ -71,7 +72,7 @@ func New(c Config) (*World, error) {
 		timeout:   c.Timeout,
 		informers: c.Informers,
 		inFlight:  c.InFlight,
-		onServed:  c.OnServed,
+		servedCh:  c.Served,
 		onEvent:   c.OnEvent,
 	}
 	w.feeds = delivery.New(deliveryHost{w})
@@ -340,7 +341,7 @@ func (w *World) decoderFor(gvk schema.GroupVersionKind) runtime.Decoder {
 
 // Kind returns the kind of an object of a registered type.
 func (w *World) Kind(obj runtime.Object) (schema.GroupVersionKind, bool) {
-	if in, _ := w.Lookup(obj); in != nil {
+	if in, _ := w.lookup(obj); in != nil {
 		return in.GVK, true
 	}
 	return schema.GroupVersionKind{}, false
@@ -349,7 +350,7 @@ func (w *World) Kind(obj runtime.Object) (schema.GroupVersionKind, bool) {
 // Object returns the object the world holds now with the type, namespace
 // and name of example; nil when there is none.
 func (w *World) Object(example runtime.Object) (runtime.Object, error) {
-	in, cs := w.Lookup(example)
+	in, cs := w.lookup(example)
 	if in == nil {
 		return nil, fmt.Errorf("no registered clientset serves %s", Describe(example))
 	}
@@ -371,7 +372,7 @@ func (w *World) Object(example runtime.Object) (runtime.Object, error) {
 // Objects returns every object the world holds now of the type of
 // example, sorted by namespace and name.
 func (w *World) Objects(example runtime.Object) ([]runtime.Object, error) {
-	in, cs := w.Lookup(example)
+	in, cs := w.lookup(example)
 	if in == nil {
 		return nil, fmt.Errorf("no registered clientset serves %s", Describe(example))
 	}
