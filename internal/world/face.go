@@ -49,12 +49,9 @@ type Config struct {
 	Objects []runtime.Object
 	// InFlight counts the requests being served, and Served, when set, is
 	// signalled, without blocking, each time the last of them has been
-	// served; OnEvent is told of every event the controller's broadcasters
-	// write, with the time an events.k8s.io event was observed (zero for
-	// core/v1 events).
+	// served.
 	InFlight *atomic.Int64
 	Served   chan<- struct{}
-	OnEvent  func(e EventRecord, at time.Time)
 	// Namespaces keeps deleted namespaces Terminating until their
 	// finalizers are gone (a world whose namespace controller runs: see
 	// apiserver.Model.Namespaces).
@@ -73,7 +70,6 @@ func New(c Config) (*World, error) {
 		informers: c.Informers,
 		inFlight:  c.InFlight,
 		servedCh:  c.Served,
-		onEvent:   c.OnEvent,
 	}
 	w.feeds = delivery.New(deliveryHost{w})
 	switch {
