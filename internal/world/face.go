@@ -84,10 +84,10 @@ func New(c Config) (*World, error) {
 	default:
 		b := newModelBackend(w, len(c.Objects))
 		b.model.Namespaces = c.Namespaces
+		b.setAdmission(c.Admission)
 		w.backend = b
 	}
 	w.informers = w.informers || w.backend.traits().informers
-	w.setAdmission(c.Admission)
 	for _, p := range c.Registrations {
 		if err := w.addClientset(p); err != nil {
 			return nil, err
@@ -198,7 +198,7 @@ func (w *World) StartInformers(stop <-chan struct{}) {
 	for _, cs := range w.clientsets {
 		cs.factory.Start(stop)
 	}
-	w.startSources(stop)
+	w.sources.Start(stop)
 }
 
 // ForgetRequests empties the request log (the informers' own lists at
@@ -228,7 +228,7 @@ func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool, err erro
 			reachable = reachable && r
 		}
 	}
-	r, err := w.awaitSources(ctx)
+	r, err := w.sources.Await(ctx, w.timeout)
 	return reachable && r, err
 }
 
@@ -420,6 +420,6 @@ func (w *World) Cleanup() error {
 	for _, cs := range w.clientsets {
 		cs.factory.Shutdown()
 	}
-	w.shutdownSources()
+	w.sources.Shutdown()
 	return w.backend.cleanup()
 }

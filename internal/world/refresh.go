@@ -153,14 +153,7 @@ func (w *World) lateInformers() bool {
 			}
 		}
 	}
-	for _, src := range w.sources.All() {
-		for _, si := range src.Informers(false) {
-			if !si.Informer.HasSynced() && !si.Informer.IsStopped() {
-				return true
-			}
-		}
-	}
-	return false
+	return w.sources.Late()
 }
 
 // awaitInformer waits until a running informer's store holds objs.

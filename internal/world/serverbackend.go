@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/actions"
-	"github.com/ctrltest/ctrltest/internal/apiserver"
 	"github.com/ctrltest/ctrltest/internal/clientgo"
 	"github.com/ctrltest/ctrltest/internal/resources"
 	"github.com/ctrltest/ctrltest/internal/server"
@@ -90,7 +89,6 @@ func (s *serverBackend) changes() (int, bool)               { return 0, false }
 func (s *serverBackend) traits() traits                     { return traits{servesSubresources: true, informers: true} }
 func (s *serverBackend) revision() int64                    { return 0 }
 func (s *serverBackend) observes(clienttesting.Action) bool { return false }
-func (s *serverBackend) admission(*apiserver.Admission)     {}
 
 // serverHost is the world as the server backend's Host.
 type serverHost struct{ w *World }
