@@ -159,3 +159,32 @@ func TestLogKeepsRequestsAsSent(t *testing.T) {
 		t.Errorf("the logged status update is not the request sent: %+v, %+v", d.ObjectMeta, d.Status)
 	}
 }
+
+// The events a broadcaster writes wait in the world until the fixture
+// takes them, each once; what no answer carries waits as reports.
+func TestEventsAndReportsAreTaken(t *testing.T) {
+	w := newWorld(t, nil)
+	client, _, _ := w.Clientset(reflect.TypeFor[kubernetes.Interface]())
+	kube := client.(kubernetes.Interface)
+	mustStart(t, w)
+	_, err := kube.CoreV1().Events("default").Create(t.Context(), &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "default", Name: "web.1"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Deployment", Namespace: "default", Name: "web"},
+		Type:           corev1.EventTypeNormal, Reason: "Scaled", Message: "up",
+	}, metav1.CreateOptions{})
+	must(t, err)
+	got := w.TakeEvents()
+	if len(got) != 1 || got[0].Reason != "Scaled" || got[0].Object.Name != "web" {
+		t.Errorf("TakeEvents: %+v; want the Scaled event of web", got)
+	}
+	if again := w.TakeEvents(); len(again) != 0 {
+		t.Errorf("TakeEvents again: %+v; want none", again)
+	}
+	w.report(true, "fixture: %s", "lost")
+	if r := w.TakeReports(); len(r) != 1 || r[0] != (Report{Text: "fixture: lost", Failed: true}) {
+		t.Errorf("TakeReports: %+v", r)
+	}
+	if r := w.TakeReports(); r != nil {
+		t.Errorf("TakeReports again: %+v; want none", r)
+	}
+}
