@@ -130,9 +130,24 @@ func (w *World) Clientset(iface reflect.Type) (client any, factory Factory, ok b
 	return nil, nil, false
 }
 
-// Informers reports whether the informers run (informer mode, or a real
-// server) rather than being fed.
-func (w *World) Informers() bool { return w.informers }
+// Traits say what kind of world a world is, as the fixture asks.
+type Traits struct {
+	// Informers: the informers run (informer mode, or a real server)
+	// rather than being fed.
+	Informers bool
+	// FakeClients: the clients are client-go's fakes, which reactors and
+	// Invoke act on.
+	FakeClients bool
+	// ComparesWorlds: stored worlds may be compared to name a cycle
+	// (where every write is a change, they never repeat).
+	ComparesWorlds bool
+}
+
+// Traits says what kind of world w is.
+func (w *World) Traits() Traits {
+	t := w.backend.traits()
+	return Traits{Informers: w.informers, FakeClients: t.fakeClients, ComparesWorlds: t.comparesWorlds}
+}
 
 // fedResync is the default resync period of the informer factories of a
 // world whose informers are fed (never started; see internal/feed): so
@@ -300,10 +315,6 @@ func (w *World) InvokeWatch(action clienttesting.Action) (watch.Interface, error
 // nil on fakes.
 func (w *World) RESTConfig() *rest.Config { return w.backend.restConfig() }
 
-// FakeClients reports whether the clients are client-go's fakes, which
-// reactors and Invoke act on.
-func (w *World) FakeClients() bool { return w.backend.traits().fakeClients }
-
 // Informer is fixture.Fixture.Informer.
 func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInformer, error) {
 	for _, cs := range w.clientsets {
@@ -408,10 +419,6 @@ func (w *World) ViewText(text string) string { return w.backend.viewText(text) }
 // excepted); counted is false when the backend cannot tell, and every
 // write then counts as a change.
 func (w *World) Changes() (n int, counted bool) { return w.backend.changes() }
-
-// ComparesWorlds reports whether stored worlds may be compared to name a
-// cycle: where every write is a change, they never repeat.
-func (w *World) ComparesWorlds() bool { return w.backend.traits().comparesWorlds }
 
 // Cleanup stops the informers and removes what the fixture left in the
 // world.
