@@ -34,7 +34,11 @@ type Told struct {
 	// Key is the object's cache key; What says what the handlers got ("an
 	// update", "a tombstone (relist)", "a resync").
 	Key, What string
-	Keys      []string
+	// Mark is the number of records the work-queue spies held when the
+	// handlers got the event: theirs for it are those from Mark to the
+	// next event's.
+	Mark int
+	Keys []string
 }
 
 // CombinedPrefix is what client-go's event aggregator puts before the

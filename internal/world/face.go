@@ -52,6 +52,9 @@ type Config struct {
 	// served.
 	InFlight *atomic.Int64
 	Served   chan<- struct{}
+	// Enqueued counts the records of the work-queue spies: an event a
+	// delivery tells is marked with it (Told.Mark).
+	Enqueued *atomic.Int64
 	// Namespaces keeps deleted namespaces Terminating until their
 	// finalizers are gone (a world whose namespace controller runs: see
 	// apiserver.Model.Namespaces).
@@ -70,6 +73,7 @@ func New(c Config) (*World, error) {
 		informers: c.Informers,
 		inFlight:  c.InFlight,
 		servedCh:  c.Served,
+		enqueued:  c.Enqueued,
 	}
 	w.feeds = delivery.New(deliveryHost{w})
 	switch {
