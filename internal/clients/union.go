@@ -1,8 +1,10 @@
 package clients
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -84,4 +86,49 @@ func UnionMapper(tables []*resources.Table, schemes []*runtime.Scheme) meta.REST
 		}
 	}
 	return pm
+}
+
+// Views are the union scheme and REST mapper of one set of registrations,
+// shared by every fixture made with that set: they depend on the
+// registrations only, and making them is most of the cost of a small
+// fixture's first Scheme or RESTMapper call (hundreds of kube types).
+// Callers must not change them.
+type Views struct {
+	// tables keep the key's tables alive, so that their addresses are
+	// not reused by other tables while the entry exists.
+	tables     []*resources.Table
+	schemeOnce sync.Once
+	s          *runtime.Scheme
+	mapperOnce sync.Once
+	m          meta.RESTMapper
+}
+
+// Scheme is the UnionScheme of schemes, the registrations' (made once).
+func (v *Views) Scheme(schemes []*runtime.Scheme) *runtime.Scheme {
+	v.schemeOnce.Do(func() { v.s = UnionScheme(schemes) })
+	return v.s
+}
+
+// RESTMapper is the UnionMapper of the registrations' tables, with the
+// version priorities of schemes, theirs (made once).
+func (v *Views) RESTMapper(schemes []*runtime.Scheme) meta.RESTMapper {
+	v.mapperOnce.Do(func() { v.m = UnionMapper(v.tables, schemes) })
+	return v.m
+}
+
+// sharedViews holds the views of each set of registrations, keyed by the
+// identity of their types tables (one per registration, made once). It
+// only grows with the number of distinct registration sets of a test
+// binary, a handful.
+var sharedViews sync.Map // string → *Views
+
+// SharedViews returns the views of the registrations whose tables are
+// tables, in order.
+func SharedViews(tables []*resources.Table) *Views {
+	var key strings.Builder
+	for _, t := range tables {
+		fmt.Fprintf(&key, "%p/", t)
+	}
+	v, _ := sharedViews.LoadOrStore(key.String(), &Views{tables: tables})
+	return v.(*Views)
 }

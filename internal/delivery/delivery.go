@@ -54,6 +54,9 @@ type Host interface {
 	Revision() int64
 	// Logf tells the test something it should know.
 	Logf(format string, args ...any)
+	// Enqueued is the number of records the work-queue spies hold now
+	// (records.Told.Mark).
+	Enqueued() int
 }
 
 // Source is an informer the controller asked for, with what its feed

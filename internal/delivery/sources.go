@@ -1,8 +1,11 @@
 package delivery
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -135,4 +138,54 @@ func (ss *Sources) Of(gvr schema.GroupVersionResource) []SourceInformer {
 		}
 	}
 	return out
+}
+
+// Start starts the source factories (informer mode).
+func (ss *Sources) Start(stop <-chan struct{}) {
+	for _, src := range ss.All() {
+		src.Factory.Start(stop)
+	}
+}
+
+// Shutdown stops the source factories' informers.
+func (ss *Sources) Shutdown() {
+	for _, src := range ss.All() {
+		src.Factory.Shutdown()
+	}
+}
+
+// Late reports whether an informer asked for since the sources were
+// started (informer mode) does not run yet.
+func (ss *Sources) Late() bool {
+	for _, src := range ss.All() {
+		for _, si := range src.Informers(false) {
+			if !si.Informer.HasSynced() && !si.Informer.IsStopped() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Await waits, at most timeout, until the started source informers
+// synced and their event handlers processed the initial list; it reports
+// false when a handler's registration cannot be reached (see
+// AwaitHandlers).
+func (ss *Sources) Await(ctx context.Context, timeout time.Duration) (reachable bool, err error) {
+	reachable = true
+	for _, src := range ss.All() {
+		for gvr, ok := range src.Factory.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return false, fmt.Errorf("fixture: the %s informer of %v did not sync within %v", src.Name, gvr, timeout)
+			}
+		}
+		for _, si := range src.Informers(false) {
+			r, err := AwaitHandlers(ctx, timeout, si.Informer, fmt.Sprintf("the %s informer of %v", src.Name, si.GVR))
+			if err != nil {
+				return false, err
+			}
+			reachable = reachable && r
+		}
+	}
+	return reachable, nil
 }

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -42,6 +43,8 @@ type Log struct {
 	awaited int
 	// signal is signalled after each record.
 	signal chan struct{}
+	// count is len(records), for readers that do not lock (Count).
+	count atomic.Int64
 }
 
 // NewLog makes an empty log.
@@ -50,6 +53,7 @@ func NewLog() *Log { return &Log{signal: make(chan struct{}, 1)} }
 func (l *Log) add(r Record) {
 	l.mu.Lock()
 	l.records = append(l.records, r)
+	l.count.Store(int64(len(l.records)))
 	l.mu.Unlock()
 	select {
 	case l.signal <- struct{}{}:
@@ -63,6 +67,11 @@ func (l *Log) Len() int {
 	defer l.mu.Unlock()
 	return len(l.records)
 }
+
+// Count is the number of records so far (Len), kept where a reader that
+// does not know the log can read it: the world marks the events it tells
+// with it.
+func (l *Log) Count() *atomic.Int64 { return &l.count }
 
 // Since returns the records from index from on.
 func (l *Log) Since(from int) []Record {

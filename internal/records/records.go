@@ -1,7 +1,8 @@
 // Package records holds the plain types the engines and the fixture share,
 // defined once: an event a controller recorded, what a
-// CustomResourceDefinition declares about a resource, and the JSON paths
-// of a scale subresource. It imports nothing of the module.
+// CustomResourceDefinition declares about a resource, the JSON paths of a
+// scale subresource, and an event a delivery told an informer's handlers.
+// It imports nothing of the module.
 package records
 
 import (
@@ -22,6 +23,22 @@ type Event struct {
 	Type, Reason, Message, Action string
 	Related                       *Ref
 	Annotations                   map[string]string
+}
+
+// Told is one event a delivery gave the event handlers of one informer
+// (internal/delivery), with the keys they enqueued for it (each "key" or
+// "queue: key"; the fixture fills them).
+type Told struct {
+	// Informer names the informer; Resource is the resource it lists.
+	Informer, Resource string
+	// Key is the object's cache key; What says what the handlers got ("an
+	// update", "a tombstone (relist)", "a resync").
+	Key, What string
+	// Mark is the number of records the work-queue spies held when the
+	// handlers got the event: theirs for it are those from Mark to the
+	// next event's.
+	Mark int
+	Keys []string
 }
 
 // CombinedPrefix is what client-go's event aggregator puts before the

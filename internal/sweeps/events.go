@@ -4,18 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// Told is one event a delivery gave an informer's event handlers, with
-// the keys they enqueued for it (each "key" or "queue: key").
-type Told struct {
-	// Informer names the informer; Resource is the resource it lists.
-	Informer, Resource string
-	// Key is the object's cache key; What says what the handlers got ("an
-	// update", "a tombstone (relist)", "a resync").
-	Key, What string
-	Keys      []string
-}
+	"github.com/ctrltest/ctrltest/internal/records"
+)
 
 // Mismatch is one object whose event, delivered another way, made the
 // handlers enqueue other keys than watch order did (the fixture's
@@ -28,7 +19,7 @@ type Mismatch struct {
 
 // KindsOf counts events by what they were: ": an update (relist) ×2, a
 // tombstone (relist)", in the order each first came.
-func KindsOf(told []Told) string {
+func KindsOf(told []records.Told) string {
 	var whats []string
 	n := map[string]int{}
 	for _, e := range told {
@@ -54,7 +45,7 @@ func KindsOf(told []Told) string {
 
 // BeforePanic leaves out of told the event a handler panicked on, if one
 // did: the panic is the failure it reports.
-func BeforePanic(told []Told, panicked error) []Told {
+func BeforePanic(told []records.Told, panicked error) []records.Told {
 	if panicked != nil && len(told) > 0 {
 		return told[:len(told)-1]
 	}
@@ -70,7 +61,7 @@ type objectEvents struct {
 	keys  map[string]map[string]bool
 }
 
-func gather(told []Told) *objectEvents {
+func gather(told []records.Told) *objectEvents {
 	g := &objectEvents{whats: map[string][]string{}, keys: map[string]map[string]bool{}}
 	for _, e := range told {
 		id := e.Resource + " " + e.Key
@@ -90,13 +81,13 @@ func gather(told []Told) *objectEvents {
 
 // lastOfEach keeps, of each informer's events of an object, the last, and
 // names it "an update (the last of 2)" when there were more.
-func lastOfEach(told []Told) []Told {
+func lastOfEach(told []records.Told) []records.Told {
 	type id struct{ informer, key string }
 	n := map[id]int{}
 	for _, e := range told {
 		n[id{e.Informer, e.Key}]++
 	}
-	out := make([]Told, 0, len(n))
+	out := make([]records.Told, 0, len(n))
 	seen := map[id]int{}
 	for _, e := range told {
 		i := id{e.Informer, e.Key}
@@ -116,7 +107,7 @@ func lastOfEach(told []Told) []Told {
 // order (ref): the variant's event stands for that one. What earlier
 // events enqueued is not asked for: they told of states a coalesced or
 // relisted delivery never shows.
-func MissingKeys(ref, variant []Told) []Mismatch {
+func MissingKeys(ref, variant []records.Told) []Mismatch {
 	want, got := gather(lastOfEach(ref)), gather(variant)
 	var out []Mismatch
 	for _, id := range got.order {
@@ -142,7 +133,7 @@ func MissingKeys(ref, variant []Told) []Mismatch {
 
 // UnexpectedKeys finds the objects whose resync enqueued a key outside
 // all.
-func UnexpectedKeys(all map[string]bool, resync []Told) []Mismatch {
+func UnexpectedKeys(all map[string]bool, resync []records.Told) []Mismatch {
 	got := gather(resync)
 	var out []Mismatch
 	for _, id := range got.order {

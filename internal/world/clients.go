@@ -119,7 +119,7 @@ func (h clientsHost) Info(gvr schema.GroupVersionResource) *resources.Info {
 }
 
 func (h clientsHost) InfoOf(obj runtime.Object) *resources.Info {
-	in, _ := h.w.Lookup(obj)
+	in, _ := h.w.lookup(obj)
 	return in
 }
 

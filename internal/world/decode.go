@@ -11,5 +11,5 @@ import (
 // is tm, with the scheme of the clientset that knows its kind (see
 // strict.DecodeJSON).
 func (w *World) DecodeJSON(data []byte, tm metav1.TypeMeta) ([]runtime.Object, error) {
-	return strict.DecodeJSON(data, tm, w.decoderFor, w.GroupVersions)
+	return strict.DecodeJSON(data, tm, w.decoderFor, w.groupVersions)
 }

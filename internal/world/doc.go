@@ -20,7 +20,10 @@
 //
 // face.go is what the fixture asks of a world, in the order a test meets
 // it. The world returns its failures as errors, which the fixture
-// reports. The package never imports fixture: the public types it needs
-// have plain forms (Parts, Admission, Server; records.CustomResource and
-// records.Event), which the fixture fills.
+// reports, and holds no testing.TB: what no answer carries it keeps for
+// the fixture to take (TakeReports, TakeEvents). The package never
+// imports fixture: the public types it needs have plain forms
+// (Registration, Server; records.CustomResource and records.Event), which
+// the fixture fills, and small interfaces the fixture implements (Parts,
+// Admission).
 package world

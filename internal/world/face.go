@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,7 +29,6 @@ import (
 
 // Config is what a world is made of.
 type Config struct {
-	T       testing.TB
 	Ctx     context.Context
 	Clock   clock.WithTicker // nil is the real clock
 	Timeout time.Duration    // bounds every wait
@@ -44,21 +42,19 @@ type Config struct {
 	// Registrations are the clientsets, in order; CustomResources, what
 	// the CRDs of custom resources declare (served as unstructured when
 	// no registration serves their kind).
-	Registrations   []Parts
+	Registrations   []Registration
 	CustomResources []CustomResource
 	Admission       Admission
 	// Objects are the seeds, in order (not yet typed: see Seed).
 	Objects []runtime.Object
-	// InFlight counts the requests being served, and OnServed, when set, is
-	// called each time the last of them has been served; OnEvent is told of
-	// every event the controller's broadcasters write, with the time an
-	// events.k8s.io event was observed (zero for core/v1 events).
+	// InFlight counts the requests being served, and Served, when set, is
+	// signalled, without blocking, each time the last of them has been
+	// served.
 	InFlight *atomic.Int64
-	OnServed func()
-	OnEvent  func(e EventRecord, at time.Time)
-	// Settle, when set, runs the other clients of the world (the
-	// companions: see others.go) at the start of every Refresh.
-	Settle func()
+	Served   chan<- struct{}
+	// Enqueued counts the records of the work-queue spies: an event a
+	// delivery tells is marked with it (Told.Mark).
+	Enqueued *atomic.Int64
 	// Namespaces keeps deleted namespaces Terminating until their
 	// finalizers are gone (a world whose namespace controller runs: see
 	// apiserver.Model.Namespaces).
@@ -71,15 +67,13 @@ func New(c Config) (*World, error) {
 		c.InFlight = new(atomic.Int64)
 	}
 	w := &World{
-		t:         c.T,
 		ctx:       c.Ctx,
 		clock:     c.Clock,
 		timeout:   c.Timeout,
 		informers: c.Informers,
 		inFlight:  c.InFlight,
-		onServed:  c.OnServed,
-		onEvent:   c.OnEvent,
-		settle:    c.Settle,
+		servedCh:  c.Served,
+		enqueued:  c.Enqueued,
 	}
 	w.feeds = delivery.New(deliveryHost{w})
 	switch {
@@ -94,10 +88,10 @@ func New(c Config) (*World, error) {
 	default:
 		b := newModelBackend(w, len(c.Objects))
 		b.model.Namespaces = c.Namespaces
+		b.setAdmission(c.Admission)
 		w.backend = b
 	}
 	w.informers = w.informers || w.backend.traits().informers
-	w.setAdmission(c.Admission)
 	for _, p := range c.Registrations {
 		if err := w.addClientset(p); err != nil {
 			return nil, err
@@ -120,7 +114,7 @@ func New(c Config) (*World, error) {
 }
 
 // addClientset makes a registration's clientset.
-func (w *World) addClientset(p Parts) error {
+func (w *World) addClientset(p Registration) error {
 	cs, err := w.backend.newClientset(p)
 	if err != nil {
 		return err
@@ -140,9 +134,24 @@ func (w *World) Clientset(iface reflect.Type) (client any, factory Factory, ok b
 	return nil, nil, false
 }
 
-// Informers reports whether the informers run (informer mode, or a real
-// server) rather than being fed.
-func (w *World) Informers() bool { return w.informers }
+// Traits say what kind of world a world is, as the fixture asks.
+type Traits struct {
+	// Informers: the informers run (informer mode, or a real server)
+	// rather than being fed.
+	Informers bool
+	// FakeClients: the clients are client-go's fakes, which reactors and
+	// Invoke act on.
+	FakeClients bool
+	// ComparesWorlds: stored worlds may be compared to name a cycle
+	// (where every write is a change, they never repeat).
+	ComparesWorlds bool
+}
+
+// Traits says what kind of world w is.
+func (w *World) Traits() Traits {
+	t := w.backend.traits()
+	return Traits{Informers: w.informers, FakeClients: t.fakeClients, ComparesWorlds: t.comparesWorlds}
+}
 
 // fedResync is the default resync period of the informer factories of a
 // world whose informers are fed (never started; see internal/feed): so
@@ -208,7 +217,7 @@ func (w *World) StartInformers(stop <-chan struct{}) {
 	for _, cs := range w.clientsets {
 		cs.factory.Start(stop)
 	}
-	w.startSources(stop)
+	w.sources.Start(stop)
 }
 
 // ForgetRequests empties the request log (the informers' own lists at
@@ -238,7 +247,7 @@ func (w *World) AwaitEveryHandler(ctx context.Context) (reachable bool, err erro
 			reachable = reachable && r
 		}
 	}
-	r, err := w.awaitSources(ctx)
+	r, err := w.sources.Await(ctx, w.timeout)
 	return reachable && r, err
 }
 
@@ -310,10 +319,6 @@ func (w *World) InvokeWatch(action clienttesting.Action) (watch.Interface, error
 // nil on fakes.
 func (w *World) RESTConfig() *rest.Config { return w.backend.restConfig() }
 
-// FakeClients reports whether the clients are client-go's fakes, which
-// reactors and Invoke act on.
-func (w *World) FakeClients() bool { return w.backend.traits().fakeClients }
-
 // Informer is fixture.Fixture.Informer.
 func (w *World) Informer(gvr schema.GroupVersionResource) (cache.SharedIndexInformer, error) {
 	for _, cs := range w.clientsets {
@@ -347,7 +352,7 @@ func (w *World) decoderFor(gvk schema.GroupVersionKind) runtime.Decoder {
 
 // Kind returns the kind of an object of a registered type.
 func (w *World) Kind(obj runtime.Object) (schema.GroupVersionKind, bool) {
-	if in, _ := w.Lookup(obj); in != nil {
+	if in, _ := w.lookup(obj); in != nil {
 		return in.GVK, true
 	}
 	return schema.GroupVersionKind{}, false
@@ -356,7 +361,7 @@ func (w *World) Kind(obj runtime.Object) (schema.GroupVersionKind, bool) {
 // Object returns the object the world holds now with the type, namespace
 // and name of example; nil when there is none.
 func (w *World) Object(example runtime.Object) (runtime.Object, error) {
-	in, cs := w.Lookup(example)
+	in, cs := w.lookup(example)
 	if in == nil {
 		return nil, fmt.Errorf("no registered clientset serves %s", Describe(example))
 	}
@@ -378,7 +383,7 @@ func (w *World) Object(example runtime.Object) (runtime.Object, error) {
 // Objects returns every object the world holds now of the type of
 // example, sorted by namespace and name.
 func (w *World) Objects(example runtime.Object) ([]runtime.Object, error) {
-	in, cs := w.Lookup(example)
+	in, cs := w.lookup(example)
 	if in == nil {
 		return nil, fmt.Errorf("no registered clientset serves %s", Describe(example))
 	}
@@ -419,10 +424,6 @@ func (w *World) ViewText(text string) string { return w.backend.viewText(text) }
 // write then counts as a change.
 func (w *World) Changes() (n int, counted bool) { return w.backend.changes() }
 
-// ComparesWorlds reports whether stored worlds may be compared to name a
-// cycle: where every write is a change, they never repeat.
-func (w *World) ComparesWorlds() bool { return w.backend.traits().comparesWorlds }
-
 // Cleanup stops the informers and removes what the fixture left in the
 // world.
 func (w *World) Cleanup() error {
@@ -430,6 +431,6 @@ func (w *World) Cleanup() error {
 	for _, cs := range w.clientsets {
 		cs.factory.Shutdown()
 	}
-	w.shutdownSources()
+	w.sources.Shutdown()
 	return w.backend.cleanup()
 }

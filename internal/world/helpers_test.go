@@ -32,23 +32,24 @@ var kubeBuilt = sync.OnceValues(func() (*Built, error) {
 	return &Built{Table: table, Scheme: scheme, Decoder: serializer.NewCodecFactory(scheme).UniversalDecoder()}, nil
 })
 
-// kubeParts are the parts of the kubernetes clientset.
-func kubeParts(t testing.TB) Parts {
+// kubeRegistration is the registration of the kubernetes clientset.
+func kubeRegistration(t testing.TB) Registration {
 	t.Helper()
 	b, err := kubeBuilt()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Parts{
-		Iface:   reflect.TypeFor[kubernetes.Interface](),
-		Built:   b,
-		NewFake: func(objs ...runtime.Object) Fake { return kubefake.NewSimpleClientset(objs...) },
-		NewFactory: func(c any, resync time.Duration) Factory {
-			return informers.NewSharedInformerFactory(c.(kubernetes.Interface), resync)
-		},
-		NewForConfig: func(c *rest.Config) (any, error) { return kubernetes.NewForConfig(c) },
-	}
+	return Registration{Iface: reflect.TypeFor[kubernetes.Interface](), Built: b, Parts: kubeParts{}}
 }
+
+// kubeParts are the parts of the kubernetes clientset.
+type kubeParts struct{}
+
+func (kubeParts) NewFake() Fake { return kubefake.NewSimpleClientset() }
+func (kubeParts) NewFactory(c any, resync time.Duration) Factory {
+	return informers.NewSharedInformerFactory(c.(kubernetes.Interface), resync)
+}
+func (kubeParts) NewForConfig(c *rest.Config) (any, error) { return kubernetes.NewForConfig(c) }
 
 // newWorld makes a world of the kubernetes clientset and objs, as
 // fixture.New does; mod changes its configuration first.
@@ -56,8 +57,8 @@ func newWorld(t testing.TB, mod func(*Config), objs ...runtime.Object) *World {
 	t.Helper()
 	var inFlight atomic.Int64
 	c := Config{
-		T: t, Ctx: t.Context(), Timeout: 10 * time.Second,
-		Registrations: []Parts{kubeParts(t)},
+		Ctx: t.Context(), Timeout: 10 * time.Second,
+		Registrations: []Registration{kubeRegistration(t)},
 		Objects:       objs,
 		InFlight:      &inFlight,
 	}

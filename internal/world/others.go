@@ -104,11 +104,3 @@ func (w *World) Serve(action clienttesting.Action) (obj runtime.Object, changed 
 	after, counted := w.backend.changes()
 	return obj, err == nil && (after != before || !counted), err
 }
-
-// settleOthers runs the other clients (Config.Settle) before the
-// informers are brought up to date.
-func (w *World) settleOthers() {
-	if w.settle != nil {
-		w.settle()
-	}
-}

@@ -97,7 +97,6 @@ func (w *World) takeDirty() map[schema.GroupVersionResource]*dirtySet {
 // Refresh is Refresh after Start; startFactories starts informers asked
 // for since (informer mode).
 func (w *World) Refresh(startFactories func()) error {
-	w.settleOthers()
 	dirty := w.takeDirty()
 	if err := w.IndexAll(); err != nil {
 		return err
@@ -154,14 +153,7 @@ func (w *World) lateInformers() bool {
 			}
 		}
 	}
-	for _, src := range w.sources.All() {
-		for _, si := range src.Informers(false) {
-			if !si.Informer.HasSynced() && !si.Informer.IsStopped() {
-				return true
-			}
-		}
-	}
-	return false
+	return w.sources.Late()
 }
 
 // awaitInformer waits until a running informer's store holds objs.

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ctrltest/ctrltest/actions"
-	"github.com/ctrltest/ctrltest/internal/apiserver"
 	"github.com/ctrltest/ctrltest/internal/clientgo"
 	"github.com/ctrltest/ctrltest/internal/resources"
 	"github.com/ctrltest/ctrltest/internal/server"
@@ -42,15 +41,15 @@ func newServerBackend(w *World, s Server) (*serverBackend, error) {
 	return &serverBackend{w: w, b: b}, nil
 }
 
-func (s *serverBackend) newClientset(p Parts) (*clientset, error) {
-	client, store, err := s.b.NewClientset(server.Clientset{Iface: p.Iface, NewForConfig: p.NewForConfig, Table: p.Built.Table, Scheme: p.Built.Scheme})
+func (s *serverBackend) newClientset(p Registration) (*clientset, error) {
+	client, store, err := s.b.NewClientset(server.Clientset{Iface: p.Iface, NewForConfig: p.Parts.NewForConfig, Table: p.Built.Table, Scheme: p.Built.Scheme})
 	if err != nil {
 		return nil, err
 	}
 	return &clientset{
 		iface:   p.Iface,
 		client:  client,
-		factory: p.NewFactory(client, s.w.factoryResync()),
+		factory: p.Parts.NewFactory(client, s.w.factoryResync()),
 		table:   p.Built.Table,
 		scheme:  p.Built.Scheme,
 		store:   store,
@@ -90,7 +89,6 @@ func (s *serverBackend) changes() (int, bool)               { return 0, false }
 func (s *serverBackend) traits() traits                     { return traits{servesSubresources: true, informers: true} }
 func (s *serverBackend) revision() int64                    { return 0 }
 func (s *serverBackend) observes(clienttesting.Action) bool { return false }
-func (s *serverBackend) admission(*apiserver.Admission)     {}
 
 // serverHost is the world as the server backend's Host.
 type serverHost struct{ w *World }
@@ -207,7 +205,7 @@ func (w *World) AwaitCaches() error {
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout)
 	defer cancel()
 	for _, cs := range w.clientsets {
-		w.awaitStarted(ctx, cs)
+		clientgo.AwaitStarted(ctx, cs.factory) // before WaitForCacheSync, which may poll slowly
 		for typ, ok := range cs.factory.WaitForCacheSync(ctx.Done()) {
 			if !ok {
 				return fmt.Errorf("fixture: the informer for %v did not sync within %v", typ, w.timeout)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -29,10 +30,25 @@ func TestNoAdmissionWithoutHooks(t *testing.T) {
 	if m := newWorld(t, nil).backend.(*modelBackend).model; m.Admission != nil || m.Admits() {
 		t.Errorf("a world without hooks gave the model an admission")
 	}
-	hooked := newWorld(t, func(c *Config) { c.Admission.Defaulters = []func(runtime.Object){func(runtime.Object) {}} })
-	if m := hooked.backend.(*modelBackend).model; !m.Admits() {
-		t.Errorf("a world with a defaulting hook gave the model none")
+	creates := newWorld(t, func(c *Config) { c.Admission = defaulting{AdmissionHooks{Create: true}} })
+	if m := creates.backend.(*modelBackend).model; m.Admission != nil {
+		t.Errorf("a world whose admission checks creates only gave the model an admission")
 	}
+	hooked := newWorld(t, func(c *Config) { c.Admission = defaulting{AdmissionHooks{Default: true}} })
+	if m := hooked.backend.(*modelBackend).model; !m.Admits() || m.Admission.Validate != nil {
+		t.Errorf("a world with a defaulting hook gave the model none, or more")
+	}
+}
+
+// defaulting is an Admission whose hooks do nothing.
+type defaulting struct{ hooks AdmissionHooks }
+
+func (d defaulting) Hooks() AdmissionHooks                                         { return d.hooks }
+func (defaulting) Default(runtime.Object) error                                    { return nil }
+func (defaulting) Validate(runtime.Object, runtime.Object, string) field.ErrorList { return nil }
+func (defaulting) Warn(runtime.Object, runtime.Object, string) []string            { return nil }
+func (defaulting) Create(schema.GroupVersionResource, string, runtime.Object) error {
+	return nil
 }
 
 // Seeding is lazy: the tracker receives a resource's objects with the
@@ -141,5 +157,34 @@ func TestLogKeepsRequestsAsSent(t *testing.T) {
 	}
 	if d := writes[2].Object.(*appsv1.Deployment); d.Status.Replicas != 3 || d.ResourceVersion != updated.ResourceVersion || d.Generation != stored.Generation {
 		t.Errorf("the logged status update is not the request sent: %+v, %+v", d.ObjectMeta, d.Status)
+	}
+}
+
+// The events a broadcaster writes wait in the world until the fixture
+// takes them, each once; what no answer carries waits as reports.
+func TestEventsAndReportsAreTaken(t *testing.T) {
+	w := newWorld(t, nil)
+	client, _, _ := w.Clientset(reflect.TypeFor[kubernetes.Interface]())
+	kube := client.(kubernetes.Interface)
+	mustStart(t, w)
+	_, err := kube.CoreV1().Events("default").Create(t.Context(), &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "default", Name: "web.1"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Deployment", Namespace: "default", Name: "web"},
+		Type:           corev1.EventTypeNormal, Reason: "Scaled", Message: "up",
+	}, metav1.CreateOptions{})
+	must(t, err)
+	got := w.TakeEvents()
+	if len(got) != 1 || got[0].Reason != "Scaled" || got[0].Object.Name != "web" {
+		t.Errorf("TakeEvents: %+v; want the Scaled event of web", got)
+	}
+	if again := w.TakeEvents(); len(again) != 0 {
+		t.Errorf("TakeEvents again: %+v; want none", again)
+	}
+	w.report(true, "fixture: %s", "lost")
+	if r := w.TakeReports(); len(r) != 1 || r[0] != (Report{Text: "fixture: lost", Failed: true}) {
+		t.Errorf("TakeReports: %+v", r)
+	}
+	if r := w.TakeReports(); r != nil {
+		t.Errorf("TakeReports again: %+v; want none", r)
 	}
 }
