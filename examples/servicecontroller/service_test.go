@@ -258,10 +258,10 @@ func rows() []fixture.Row {
 	external := newService("external-balancer", corev1.ServiceTypeLoadBalancer)
 	recreatedBefore := newService("external-balancer", corev1.ServiceTypeLoadBalancer, uid("external-balancer-old-uid"))
 
-	patchErr := func(err error) []fixture.Reactor {
-		return []fixture.Reactor{{Verb: "patch", Resource: "services", React: func(clienttesting.Action) (bool, runtime.Object, error) {
+	patchErr := func(err error) []fixture.Option {
+		return []fixture.Option{fixture.WithReactor("patch", "services", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, nil, err
-		}}}
+		})}
 	}
 
 	return []fixture.Row{{
@@ -364,7 +364,7 @@ func rows() []fixture.Row {
 		Name:        "conflict error",
 		Objects:     []runtime.Object{k8sErr, node1},
 		Key:         "default/svc-k8s-err",
-		Reactors:    patchErr(apierrors.NewConflict(schema.GroupResource{}, "svc-k8s-err", errors.New("object conflict"))),
+		Options:     patchErr(apierrors.NewConflict(schema.GroupResource{}, "svc-k8s-err", errors.New("object conflict"))),
 		WantCalls:   []records.Call{ensure("default/svc-k8s-err", "[node-1]")},
 		WantActions: []actions.Action{patch(k8sErr, setStatus(ip, corev1.ProtocolTCP))},
 		WantEvents:  []records.Event{ensuring(k8sErr), ensured(k8sErr), syncFailed(k8sErr)},
@@ -375,7 +375,7 @@ func rows() []fixture.Row {
 		Name:        "not found error",
 		Objects:     []runtime.Object{k8sErr, node1},
 		Key:         "default/svc-k8s-err",
-		Reactors:    patchErr(apierrors.NewNotFound(schema.GroupResource{}, "svc-k8s-err")),
+		Options:     patchErr(apierrors.NewNotFound(schema.GroupResource{}, "svc-k8s-err")),
 		WantCalls:   []records.Call{ensure("default/svc-k8s-err", "[node-1]")},
 		WantActions: []actions.Action{patch(k8sErr, setStatus(ip, corev1.ProtocolTCP))},
 		WantEvents:  []records.Event{ensuring(k8sErr), ensured(k8sErr)},
