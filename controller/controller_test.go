@@ -136,7 +136,7 @@ func TestSync(t *testing.T) {
 		Wire:    func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] { return newController(f).Sync },
 		Options: []fixture.Option{fixture.WithClientset(foos)},
 		Rows: []fixture.Row{{
-			Name: "Foo gone", Key: testKey, AbsentKey: true,
+			Name: "Foo gone", Key: testKey, Objects: []runtime.Object{fixture.Absent(newFoo(nil, 0))},
 		}, {
 			Name: "empty deploymentName", Key: testKey, Objects: []runtime.Object{noName},
 		}, {

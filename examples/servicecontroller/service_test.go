@@ -382,16 +382,16 @@ func rows() []fixture.Row {
 	}, {
 		// TestProcessServiceDeletion "If a non-existent service is
 		// deleted": nothing remembered, nothing to do.
-		Name:      "If a non-existent service is deleted",
-		Key:       "default/external-balancer",
-		AbsentKey: true,
+		Name:    "If a non-existent service is deleted",
+		Key:     "default/external-balancer",
+		Objects: []runtime.Object{fixture.Absent(external)},
 	}, {
 		// TestProcessServiceDeletion "If cloudprovided failed to delete
 		// the service".
 		Name:       "If cloudprovided failed to delete the service",
 		Options:    []fixture.Option{Synced.Set([]*corev1.Service{external}), CloudErr.Set(errors.New("error Deleting the Loadbalancer"))},
 		Key:        "default/external-balancer",
-		AbsentKey:  true,
+		Objects:    []runtime.Object{fixture.Absent(external)},
 		WantCalls:  []records.Call{deleteLB("default/external-balancer")},
 		WantEvents: []records.Event{deletingLB(external), ev(external, "DeleteLoadBalancerFailed", "Error deleting load balancer: error Deleting the Loadbalancer")},
 		WantErr:    fixture.ErrorMessage("error Deleting the Loadbalancer"),
@@ -401,7 +401,7 @@ func rows() []fixture.Row {
 		Name:       "If delete was successful",
 		Options:    []fixture.Option{Synced.Set([]*corev1.Service{external}), Existing.Set([]fakecloud.Balancer{Balancer(external, node1)})},
 		Key:        "default/external-balancer",
-		AbsentKey:  true,
+		Objects:    []runtime.Object{fixture.Absent(external)},
 		WantCalls:  []records.Call{deleteLB("default/external-balancer")},
 		WantEvents: []records.Event{deletingLB(external), deletedLB(external)},
 	}, {

@@ -68,9 +68,9 @@ func Table() fixture.Table[string] {
 			Objects: []runtime.Object{labelled},
 			Key:     "default/web",
 		}, {
-			Name:      "does nothing for a deleted pod",
-			AbsentKey: true,
-			Key:       "default/web",
+			Name:    "does nothing for a deleted pod",
+			Objects: []runtime.Object{fixture.Absent(newPod(nil))},
+			Key:     "default/web",
 		}, {
 			Name:    "returns the conflict of a failed update",
 			Objects: []runtime.Object{pod},

@@ -107,7 +107,7 @@ func TestReconcile(t *testing.T) {
 			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.DeletionTimestamp = &metav1.Time{Time: now} })},
 		},
 		fixture.Row{
-			Name: "a WebApp that is gone is nothing to do", Key: key, AbsentKey: true,
+			Name: "a WebApp that is gone is nothing to do", Key: key, Objects: []runtime.Object{fixture.Absent(app())},
 		},
 		fixture.Row{
 			Name: "an empty image is a terminal error", Key: key,

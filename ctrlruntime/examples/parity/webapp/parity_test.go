@@ -48,7 +48,7 @@ func TestReconcileParity(t *testing.T) {
 				WantReturned: pending},
 			{Name: "an available Deployment", Key: key,
 				Objects: []runtime.Object{app(withFinalizer), deployment(2), service()}},
-			{Name: "a WebApp that is gone", Key: key, AbsentKey: true},
+			{Name: "a WebApp that is gone", Key: key, Objects: []runtime.Object{fixture.Absent(app())}},
 			{Name: "an empty image", Key: key, WantErr: ctrlruntime.Terminal("spec.image is empty"),
 				Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Image = "" })}},
 		},
