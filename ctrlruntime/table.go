@@ -29,7 +29,7 @@ type Env struct {
 	// made from the fixture's RESTConfig, reading from the server.
 	Client client.Client
 	// APIReader reads straight from the world (mgr.GetAPIReader()): its
-	// reads are recorded requests (Result.Reads, Row.WantReads).
+	// reads are recorded requests (Result.All, Row.WantReads).
 	APIReader client.Reader
 	// Scheme is the fixture's scheme (mgr.GetScheme()).
 	Scheme *runtime.Scheme
