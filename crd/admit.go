@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Option returns the fixture option that gives the server model what
@@ -44,12 +45,12 @@ func (d *Definitions) Option() fixture.Option {
 
 // customResources describes each served version of each definition to
 // the fixture.
-func (d *Definitions) customResources() []fixture.CustomResource {
-	var out []fixture.CustomResource
+func (d *Definitions) customResources() []records.CustomResource {
+	var out []records.CustomResource
 	for _, c := range d.crds {
 		r := c.resource
 		for _, v := range r.Versions {
-			cr := fixture.CustomResource{
+			cr := records.CustomResource{
 				GVK:              schema.GroupVersionKind{Group: r.Group, Version: v.Name, Kind: r.Kind},
 				Resource:         r.Plural,
 				Namespaced:       r.Namespaced,
@@ -58,7 +59,7 @@ func (d *Definitions) customResources() []fixture.CustomResource {
 				Source:           "CustomResourceDefinition " + r.Name + " of " + c.source,
 			}
 			if v.Scale != nil {
-				cr.Scale = &fixture.CustomResourceScale{
+				cr.Scale = &records.CustomResourceScale{
 					SpecReplicasPath:   v.Scale.SpecReplicasPath,
 					StatusReplicasPath: v.Scale.StatusReplicasPath,
 					LabelSelectorPath:  v.Scale.LabelSelectorPath,
