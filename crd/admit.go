@@ -23,7 +23,7 @@ import (
 // [Definitions.Validate]), on every write and every seed; field selectors
 // on each version's selectable fields and its scale subresource
 // (fixture.WithCustomResources). A registration of one of their kinds (a
-// generated clientset, fixture.RegisterTypes) whose plural, scope or status
+// generated clientset, fixture.WithTypes) whose plural, scope or status
 // subresource is not the CRD's fails the test, naming both; a kind no
 // registration serves is served as unstructured objects (the dynamic and
 // metadata clients, controller-runtime's unstructured client). Objects of

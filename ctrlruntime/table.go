@@ -136,7 +136,7 @@ func (r annotated) AnnotatedEventf(regarding, related runtime.Object, _ map[stri
 //			}
 //			return r
 //		}),
-//		Options: []fixture.Option{fixture.WithTypes(Types)},
+//		Options: []fixture.Option{WebApps},
 //		Rows: []fixture.Row{{
 //			Name:         "a new WebApp gets a Deployment",
 //			Objects:      []runtime.Object{webapp("web")},
