@@ -195,7 +195,7 @@ func TestTableFailures(t *testing.T) {
 			name: "a seed of a type no registration serves",
 			rec:  reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
 			row:  fixture.Row{Key: "default/web", Objects: []runtime.Object{&webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}}},
-			want: []string{"(Go type *v1.WebApp): no registered clientset serves this type", "fixture.WithTypes(AddToScheme))"},
+			want: []string{"(Go type *v1.WebApp): no registered clientset serves this type", "fixture.WithTypes(AddToScheme)"},
 		},
 		{
 			name: "a request without a name",
