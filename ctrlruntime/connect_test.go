@@ -115,7 +115,7 @@ func countedRow() fixture.Row {
 }
 
 // damageOf lists a cache report's damage as "lag: kind after sync N".
-func damageOf(r *fixture.CacheReport) []string {
+func damageOf(r *records.CacheReport) []string {
 	var out []string
 	for _, o := range r.Damaged() {
 		for _, d := range o.Damage {

@@ -104,12 +104,10 @@
 //     {"metadata":{"finalizers":null}}, which removes every finalizer. The
 //     stale-cache sweep's other-writer lag adds a finalizer the cache does
 //     not show yet, and the patch removes it: a lost update, on the row
-//     "service with finalizer that no longer wants LB". fixture.Row has no
-//     field that declares an expected damage, so that row turns its
-//     stale-cache sweep off and TestKnownFindings runs the sweep in its
-//     place, asserting exactly this damage: a fix upstream, or another
-//     damage, fails it. (The deleted Service's row cannot show it: the
-//     sweep adds no finalizer to an object being deleted.)
+//     "service with finalizer that no longer wants LB", which declares it
+//     (Row.KnownDamage): a fix upstream, or another damage, fails the row.
+//     (The deleted Service's row cannot show it: the sweep adds no
+//     finalizer to an object being deleted.)
 //   - The ingress IP "<nil>": fake.Cloud without an ExternalIP answers
 //     EnsureLoadBalancer with ip net.IP(nil).String(), "<nil>", and
 //     upstream's newController sets none, so every upstream row that
@@ -155,8 +153,7 @@
 //
 // # Gaps
 //
-// A row cannot declare an expected stale-cache damage (as HandlesFault
-// declares a fault): TestKnownFindings stands in. fixture.Sync refuses a
+// fixture.Sync refuses a
 // key with two slashes before the controller sees it, so upstream's
 // invalid-key case is TestInvalidKey, which calls the handler directly.
 // The fault sweep does not follow a retry through another queue (the node

@@ -2,7 +2,6 @@ package servicecontroller
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,62 +11,6 @@ import (
 	"github.com/ctrltest/ctrltest/kube"
 	"github.com/ctrltest/ctrltest/records"
 )
-
-// knownDamage is a stale-cache sweep finding a row declares: the lag,
-// the kind of damage and a part of its text.
-type knownDamage struct {
-	lag, kind, text string
-}
-
-// knownFindings are the rows whose stale-cache sweep finds an upstream
-// bug, with the finding. Each such row turns its sweep off in the table
-// (fixture.Row has no field to declare an expected damage) and this test
-// runs the sweep in its place, asserting exactly the declared damage: a
-// fix upstream, or a new damage, fails here.
-var knownFindings = map[string][]knownDamage{
-	// kubernetes/kubernetes#111643: the finalizer removal by a patch from
-	// the cached object removes another writer's finalizer.
-	"service with finalizer that no longer wants LB": {{
-		lag:  "other-writer",
-		kind: "lost update",
-		text: "lost the finalizer ctrltest.dev/other-writer another writer had set, which the cache did not show: patch (strategic) v1 services/status default/no-external-balancer removed it",
-	}},
-}
-
-func TestKnownFindings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the stale-cache sweep is not part of -short")
-	}
-	tb := Table()
-	for name, want := range knownFindings {
-		i := slices.IndexFunc(tb.Rows, func(r fixture.Row) bool { return r.Name == name })
-		if i < 0 {
-			t.Errorf("knownFindings names %q, which no row of the table has", name)
-			continue
-		}
-		row := tb.Rows[i]
-		if row.Checks.CacheSweep != fixture.Off {
-			t.Errorf("row %q declares a known finding but runs its stale-cache sweep too", name)
-		}
-		t.Run(name, func(t *testing.T) {
-			row.Checks.CacheSweep = fixture.Inherit
-			report := tb.CacheSweep(t, row)
-			var got []knownDamage
-			for _, o := range report.Damaged() {
-				for _, d := range o.Damage {
-					got = append(got, knownDamage{lag: o.Lag, kind: d.Kind, text: d.Text})
-				}
-			}
-			matched := len(got) == len(want)
-			for j := 0; matched && j < len(got); j++ {
-				matched = got[j].lag == want[j].lag && got[j].kind == want[j].kind && strings.Contains(got[j].text, want[j].text)
-			}
-			if !matched {
-				t.Errorf("the stale-cache sweep no longer finds exactly the declared damage %+v (fixed upstream? then drop the declaration and turn the row's sweep back on):\n%s", want, report)
-			}
-		})
-	}
-}
 
 // TestInvalidKey is upstream's TestSyncService "if an invalid service name
 // is synced". fixture.Sync refuses a key with two slashes before the
