@@ -3,6 +3,8 @@ package actions
 import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ctrltest/ctrltest/internal/options"
 )
 
 // conditionTimeFields are the timestamps of status conditions that
@@ -18,9 +20,16 @@ var conditionTimeFields = map[string]bool{
 // (lastTransitionTime, lastUpdateTime, lastHeartbeatTime, lastProbeTime)
 // by value. By default [Diff] only checks that each is set where the
 // expectation sets it: a controller stamps them with the time of the sync.
-func KeepConditionTimes() Option {
-	return optionFunc(func(c *config) { c.keepConditionTimes = true })
-}
+// It is an option of package golden too: golden.Render then renders them
+// as they are, not as golden.TimePlaceholder (for a controller whose clock
+// the test fixes).
+func KeepConditionTimes() Option { return keepConditionTimes{} }
+
+// keepConditionTimes is KeepConditionTimes, which both packages read.
+type keepConditionTimes struct{}
+
+// Apply sets the shared setting.
+func (keepConditionTimes) Apply(s *options.Set) { s.KeepConditionTimes = true }
 
 // conditionTimes is the go-cmp option that compares condition timestamps
 // as set or not set, in typed objects (a field of a value under a field

@@ -17,23 +17,34 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ctrltest/ctrltest/internal/options"
 )
 
 // An Option changes how [Diff] matches actions. Options are made by the
 // functions of this package; pass go-cmp options through [CmpOptions].
-type Option interface{ apply(*config) }
+// A golden.Option is an Option and the other way round (one option type,
+// two names): a function of either package applies the options that
+// concern it and ignores the others, and KeepConditionTimes concerns both.
+type Option interface{ options.Option }
 
 type optionFunc func(*config)
 
-func (f optionFunc) apply(c *config) { f(c) }
+// Apply sets f's setting when s is this package's.
+func (f optionFunc) Apply(s *options.Set) {
+	if c, ok := s.Own.(*config); ok {
+		f(c)
+	}
+}
 
 // Options is a list of options that is itself an option.
 type Options []Option
 
-func (o Options) apply(c *config) {
+// Apply applies each option of o.
+func (o Options) Apply(s *options.Set) {
 	for _, opt := range o {
 		if opt != nil {
-			opt.apply(c)
+			opt.Apply(s)
 		}
 	}
 }
@@ -67,7 +78,7 @@ func Unordered() Option { return optionFunc(func(c *config) { c.unordered = true
 // (the parity module's).
 func IsUnordered(opts ...Option) bool {
 	var c config
-	Options(opts).apply(&c)
+	options.Apply(&c, opts)
 	return c.unordered
 }
 
@@ -118,7 +129,7 @@ func NormalizeVolatile(obj runtime.Object) {
 
 func newConfig(opts []Option) *config {
 	c := &config{normalizers: []Normalizer{NormalizeVolatile}}
-	Options(opts).apply(c)
+	c.keepConditionTimes = options.Apply(c, opts).KeepConditionTimes
 	return c
 }
 

@@ -90,10 +90,10 @@ func fooRef(uid types.UID) metav1.OwnerReference {
 var errBoom = errors.New("boom")
 
 // failing makes every verb request on resource fail with errBoom.
-func failing(verb, resource string) []fixture.Reactor {
-	return []fixture.Reactor{{Verb: verb, Resource: resource, React: func(k8stesting.Action) (bool, runtime.Object, error) {
+func failing(verb, resource string) []fixture.Option {
+	return []fixture.Option{fixture.WithReactor(verb, resource, func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errBoom
-	}}}
+	})}
 }
 
 const existsMsg = `Resource "test-dep" already exists and is not managed by Foo`
@@ -136,7 +136,7 @@ func TestSync(t *testing.T) {
 		Wire:    func(f *fixture.Fixture) fixture.SyncFunc[cache.ObjectName] { return newController(f).Sync },
 		Options: []fixture.Option{fixture.WithClientset(foos)},
 		Rows: []fixture.Row{{
-			Name: "Foo gone", Key: testKey, AbsentKey: true,
+			Name: "Foo gone", Key: testKey, Objects: []runtime.Object{fixture.Absent(newFoo(nil, 0))},
 		}, {
 			Name: "empty deploymentName", Key: testKey, Objects: []runtime.Object{noName},
 		}, {
@@ -172,17 +172,17 @@ func TestSync(t *testing.T) {
 			WantEvents: []records.Event{synced},
 		}, {
 			Name: "create error", Key: testKey, Objects: []runtime.Object{newFoo(new(int32(3)), 0)},
-			Reactors:    failing("create", "deployments"),
+			Options:     failing("create", "deployments"),
 			WantActions: []actions.Action{create}, WantErr: fixture.ErrorIs(errBoom),
 		}, {
 			Name: "update error", Key: testKey,
 			Objects:     []runtime.Object{newFoo(new(int32(3)), 0), deployment(new(int32(1)), 0, owned)},
-			Reactors:    failing("update", "deployments"),
+			Options:     failing("update", "deployments"),
 			WantActions: []actions.Action{scale}, WantErr: fixture.ErrorIs(errBoom),
 		}, {
 			Name: "status error", Key: testKey,
 			Objects:     []runtime.Object{newFoo(new(int32(2)), 0), deployment(new(int32(2)), 1, owned)},
-			Reactors:    failing("update", "foos/status"),
+			Options:     failing("update", "foos/status"),
 			WantActions: []actions.Action{status}, WantErr: fixture.ErrorIs(errBoom),
 		}},
 	}.Run(t)
@@ -484,14 +484,14 @@ func TestRunStopsOnCancel(t *testing.T) {
 }
 
 func TestRunWaitsForWorkers(t *testing.T) {
-	f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fixture.WithObjects(newFoo(new(int32(1)), 0)))
 	// The Deployment create blocks, holding a worker inside Sync.
 	inSync, release := make(chan struct{}), make(chan struct{})
-	f.PrependReactor("create", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
-		close(inSync)
-		<-release
-		return true, nil, errors.New("released")
-	})
+	f := fixture.New(t, fixture.WithClientset(foos), fixture.WithInformers(), fixture.WithObjects(newFoo(new(int32(1)), 0)),
+		fixture.WithReactor("create", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+			close(inSync)
+			<-release
+			return true, nil, errors.New("released")
+		}))
 	released := false
 	defer func() {
 		if !released {

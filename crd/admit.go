@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 // Option returns the fixture option that gives the server model what
@@ -22,7 +23,7 @@ import (
 // [Definitions.Validate]), on every write and every seed; field selectors
 // on each version's selectable fields and its scale subresource
 // (fixture.WithCustomResources). A registration of one of their kinds (a
-// generated clientset, fixture.RegisterTypes) whose plural, scope or status
+// generated clientset, fixture.WithTypes) whose plural, scope or status
 // subresource is not the CRD's fails the test, naming both; a kind no
 // registration serves is served as unstructured objects (the dynamic and
 // metadata clients, controller-runtime's unstructured client). Objects of
@@ -44,12 +45,12 @@ func (d *Definitions) Option() fixture.Option {
 
 // customResources describes each served version of each definition to
 // the fixture.
-func (d *Definitions) customResources() []fixture.CustomResource {
-	var out []fixture.CustomResource
+func (d *Definitions) customResources() []records.CustomResource {
+	var out []records.CustomResource
 	for _, c := range d.crds {
 		r := c.resource
 		for _, v := range r.Versions {
-			cr := fixture.CustomResource{
+			cr := records.CustomResource{
 				GVK:              schema.GroupVersionKind{Group: r.Group, Version: v.Name, Kind: r.Kind},
 				Resource:         r.Plural,
 				Namespaced:       r.Namespaced,
@@ -58,7 +59,7 @@ func (d *Definitions) customResources() []fixture.CustomResource {
 				Source:           "CustomResourceDefinition " + r.Name + " of " + c.source,
 			}
 			if v.Scale != nil {
-				cr.Scale = &fixture.CustomResourceScale{
+				cr.Scale = &records.CustomResourceScale{
 					SpecReplicasPath:   v.Scale.SpecReplicasPath,
 					StatusReplicasPath: v.Scale.StatusReplicasPath,
 					LabelSelectorPath:  v.Scale.LabelSelectorPath,

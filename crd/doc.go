@@ -8,7 +8,7 @@
 // fails the test with its reason. What a CRD declares besides schemas
 // reaches the fixture too: field selectors on its selectableFields, its
 // scale subresource (and discovery's /scale), and a check that the
-// registration of its kind (a generated clientset, fixture.RegisterTypes)
+// registration of its kind (a generated clientset, fixture.WithTypes)
 // has the CRD's plural, scope and status subresource. A CRD with no
 // clientset and no Go type is served from its manifest alone, as
 // unstructured objects.

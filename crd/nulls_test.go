@@ -84,7 +84,7 @@ func addContents(s *runtime.Scheme) error {
 	return nil
 }
 
-var contents = fixture.RegisterTypes(addContents)
+var contents = fixture.WithTypes(addContents)
 
 const contentsManifest = "testdata/contents.yaml"
 
@@ -104,7 +104,7 @@ func newContent(name string, mode *string) *Content {
 func TestNullOfAPointerWithoutOmitempty(t *testing.T) {
 	gvr := contentGV.WithResource("contents")
 	var created, viaDynamic, bad error
-	f := fixture.New(t, fixture.WithTypes(contents), Files(t, contentsManifest),
+	f := fixture.New(t, contents, Files(t, contentsManifest),
 		fixture.WithObjects(newContent("seeded", nil)))
 	fixture.Sync(f, func(ctx context.Context, _ string) error {
 		_, created = adapter.Invoke(f, clienttesting.NewCreateAction(gvr, "default", newContent("created", nil)))
@@ -142,7 +142,7 @@ func TestNullOfAPointerWithoutOmitempty(t *testing.T) {
 // and the new one are both read as the server holds them.
 func TestNullOfAPointerWithoutOmitemptyOnUpdate(t *testing.T) {
 	gvr := contentGV.WithResource("contents")
-	f := fixture.New(t, fixture.WithTypes(contents), Files(t, contentsManifest), fixture.WithObjects(newContent("web", nil)))
+	f := fixture.New(t, contents, Files(t, contentsManifest), fixture.WithObjects(newContent("web", nil)))
 	res := fixture.Sync(f, func(ctx context.Context, _ string) error {
 		c := f.Object(newContent("web", nil)).(*Content)
 		c.Spec.Driver = "other.csi.k8s.io"
@@ -171,7 +171,7 @@ func TestValidateTypedNull(t *testing.T) {
 	}
 	// A seed the server would refuse still fails, with the server's reason.
 	rec := tbtest.Run(t, func(t testing.TB) {
-		f := fixture.New(t, fixture.WithTypes(contents), Files(t, contentsManifest), fixture.WithObjects(newContent("web", ptr.To("Sideways"))))
+		f := fixture.New(t, contents, Files(t, contentsManifest), fixture.WithObjects(newContent("web", ptr.To("Sideways"))))
 		fixture.Sync(f, func(context.Context, string) error { return nil }, "default/web")
 	})
 	if want := `the API server would refuse this seed: Content.crd.ctrltest.dev "web" is invalid: spec.sourceVolumeMode: Unsupported value: "Sideways"`; !rec.Failed() || !strings.Contains(rec.String(), want) {

@@ -180,7 +180,7 @@ func kindFor(scheme *runtime.Scheme, obj runtime.Object) (schema.GroupVersionKin
 	default:
 		var err error
 		if gvk, err = apiutil.GVKForObject(obj, scheme); err != nil {
-			return gvk, fmt.Errorf("ctrlruntime: %T is not a type of the fixture's scheme: register its clientset (fixture.WithClientset) or its types (fixture.WithTypes(fixture.RegisterTypes(AddToScheme))): %w", obj, err)
+			return gvk, fmt.Errorf("ctrlruntime: %T is not a type of the fixture's scheme: register its clientset (fixture.WithClientset) or its types (fixture.WithTypes(AddToScheme)): %w", obj, err)
 		}
 	}
 	if meta.IsListType(obj) {

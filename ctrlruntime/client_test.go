@@ -265,11 +265,10 @@ func TestStatusAndSubresources(t *testing.T) {
 }
 
 func TestReactorsAndFailures(t *testing.T) {
-	f := fixture.New(t)
-	c := ctrlruntime.NewClient(f)
-	f.PrependReactor("create", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
+	f := fixture.New(t, fixture.WithReactor("create", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(appsv1.Resource("deployments"), "web", errors.New("quota"))
-	})
+	}))
+	c := ctrlruntime.NewClient(f)
 	if err := c.Create(ctx, deploy("web", 1, nil)); !apierrors.IsForbidden(err) {
 		t.Errorf("Create with a reactor that refuses it: %v, want Forbidden", err)
 	}

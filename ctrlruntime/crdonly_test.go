@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctrltest/ctrltest/ctrlruntime"
 	"github.com/ctrltest/ctrltest/fixture"
+	"github.com/ctrltest/ctrltest/records"
 )
 
 var gizmoGVK = schema.GroupVersionKind{Group: "gizmos.ctrltest.dev", Version: "v1", Kind: "Gizmo"}
@@ -28,7 +29,7 @@ func gizmo(name, color string) *unstructured.Unstructured {
 // module's option passes) as unstructured objects, through the server
 // model.
 func TestCRDOnlyUnstructured(t *testing.T) {
-	f := fixture.New(t, fixture.WithCustomResources(fixture.CustomResource{
+	f := fixture.New(t, fixture.WithCustomResources(records.CustomResource{
 		GVK: gizmoGVK, Resource: "gizmos", Namespaced: true, Status: true,
 	}), fixture.WithObjects(gizmo("a", "red"), gizmo("b", "blue")))
 	c := ctrlruntime.NewClient(f)

@@ -4,11 +4,11 @@
 // table row (idempotency and convergence, the cache-mutation check, the
 // fault, stale-cache and event-order sweeps).
 //
-//	var WebApps = fixture.RegisterTypes(webappv1.AddToScheme) // a kubebuilder API: no clientset needed
+//	var WebApps = fixture.WithTypes(webappv1.AddToScheme) // a kubebuilder API: no clientset needed
 //
 //	func TestReconcile(t *testing.T) {
 //		fixture.Table[string]{
-//			Options: []fixture.Option{fixture.WithTypes(WebApps)},
+//			Options: []fixture.Option{WebApps},
 //			Wire: ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
 //				r := &Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}
 //				if err := r.SetupWithManager(env.Manager); err != nil { // its watches, for the sweeps
@@ -72,7 +72,7 @@
 //
 // A table wired by [Wire] runs on a real API server too (the parity module),
 // where Env.Client is controller-runtime's own client (types registered
-// with fixture.RegisterTypes need their CRD there). controller-runtime's
+// with fixture.WithTypes need their CRD there). controller-runtime's
 // opt-in read-your-writes consistency is not modelled. Watches gives the
 // controllers plain work queues (no metrics, no priorities), which it
 // reads at once, and Wire the fixture's spy; their workers never run.

@@ -29,7 +29,7 @@ type Env struct {
 	// made from the fixture's RESTConfig, reading from the server.
 	Client client.Client
 	// APIReader reads straight from the world (mgr.GetAPIReader()): its
-	// reads are recorded requests (Result.Reads, Row.WantReads).
+	// reads are recorded requests (Result.All, Row.WantReads).
 	APIReader client.Reader
 	// Scheme is the fixture's scheme (mgr.GetScheme()).
 	Scheme *runtime.Scheme
@@ -136,7 +136,7 @@ func (r annotated) AnnotatedEventf(regarding, related runtime.Object, _ map[stri
 //			}
 //			return r
 //		}),
-//		Options: []fixture.Option{fixture.WithTypes(Types)},
+//		Options: []fixture.Option{WebApps},
 //		Rows: []fixture.Row{{
 //			Name:         "a new WebApp gets a Deployment",
 //			Objects:      []runtime.Object{webapp("web")},

@@ -180,7 +180,7 @@ func TestTableFailures(t *testing.T) {
 			rec: reconcilerFunc(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				return reconcile.Result{}, errors.Join(apierrors.NewNotFound(appsv1.Resource("deployments"), req.Name))
 			}),
-			row:  fixture.Row{Key: "default/web", AbsentKey: true},
+			row:  fixture.Row{Key: "default/web"},
 			want: []string{"hint: the sync of default/web, which the row's Objects do not hold, erred NotFound", "client.IgnoreNotFound"},
 		},
 		{
@@ -195,7 +195,7 @@ func TestTableFailures(t *testing.T) {
 			name: "a seed of a type no registration serves",
 			rec:  reconcilerFunc(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
 			row:  fixture.Row{Key: "default/web", Objects: []runtime.Object{&webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}}},
-			want: []string{"(Go type *v1.WebApp): no registered clientset serves this type", "fixture.WithTypes(fixture.RegisterTypes(AddToScheme))"},
+			want: []string{"(Go type *v1.WebApp): no registered clientset serves this type", "fixture.WithTypes(AddToScheme)"},
 		},
 		{
 			name: "a request without a name",
@@ -207,7 +207,10 @@ func TestTableFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.row.Name = tt.name
-			tt.row.AbsentKey = true // these rows fail for other reasons
+			// These rows fail for other reasons: the key's object is
+			// absent on purpose.
+			ns, name, _ := strings.Cut(tt.row.Key, "/")
+			tt.row.Objects = append(tt.row.Objects, fixture.Absent(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}))
 			tb := fixture.Table[string]{Wire: ctrlruntime.Wire(func(*ctrlruntime.Env) reconcile.Reconciler { return tt.rec })}
 			rec := tbtest.Run(t, func(t testing.TB) { tb.RunRow(t, tt.row) })
 			if !rec.Failed() {
@@ -272,7 +275,7 @@ func TestWireRefusals(t *testing.T) {
 	} {
 		tb := fixture.Table[string]{Wire: ctrlruntime.Wire(wire)}
 		rec := tbtest.Run(t, func(t testing.TB) {
-			tb.RunRow(t, fixture.Row{Name: "r", Key: "default/web", AbsentKey: true})
+			tb.RunRow(t, fixture.Row{Name: "r", Key: "default/web", Objects: []runtime.Object{fixture.Absent(deploy("web", 1, nil))}})
 		})
 		if !rec.Stopped() || !strings.Contains(rec.String(), name) {
 			t.Errorf("%q: %q; want the row stopped with it", name, rec)

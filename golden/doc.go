@@ -19,7 +19,7 @@
 // status.observedGeneration against it. Fields of your own go through
 // [Mask] and [WithTransform] (fixture: Table.GoldenOptions,
 // Row.GoldenOptions, Cases.GoldenOptions, Result.AssertGolden(opts...));
-// [KeepUIDs] and [KeepConditionTimes] turn the built-in ones off. A package
+// [KeepUIDs] and actions.KeepConditionTimes turn the built-in ones off. A package
 // whose directory is read-only keeps its files elsewhere with [InDir],
 // among the same options.
 //

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+
+	"github.com/ctrltest/ctrltest/internal/options"
 )
 
 // Placeholders that stand in for values that change between runs.
@@ -16,12 +18,20 @@ const (
 )
 
 // An Option changes how Render renders a sync, or where Path puts a golden
-// file (InDir). Options are made by this package's functions.
-type Option interface{ apply(*config) }
+// file (InDir). Options are made by this package's functions. An
+// actions.Option is an Option and the other way round (one option type,
+// two names): a function of either package applies the options that
+// concern it, such as actions.KeepConditionTimes, and ignores the others.
+type Option interface{ options.Option }
 
 type optionFunc func(*config)
 
-func (o optionFunc) apply(c *config) { o(c) }
+// Apply sets o's setting when s is this package's.
+func (o optionFunc) Apply(s *options.Set) {
+	if c, ok := s.Own.(*config); ok {
+		o(c)
+	}
+}
 
 // Transform is a rewrite of a rendered object or patch body: a map as
 // kubectl get -o yaml shows it, to change in place.
@@ -36,11 +46,7 @@ type config struct {
 
 func newConfig(opts []Option) *config {
 	c := &config{}
-	for _, o := range opts {
-		if o != nil {
-			o.apply(c)
-		}
-	}
+	c.keepConditionTimes = options.Apply(c, opts).KeepConditionTimes
 	return c
 }
 
@@ -60,12 +66,6 @@ func WithTransform(fn Transform) Option {
 // KeepUIDs renders uids as they are, not as "<uid-N>": for tables whose
 // seeds all carry fixed uids that the golden file should show.
 func KeepUIDs() Option { return optionFunc(func(c *config) { c.keepUIDs = true }) }
-
-// KeepConditionTimes renders the timestamps of conditions as they are, not
-// as TimePlaceholder: for a controller whose clock the test fixes.
-func KeepConditionTimes() Option {
-	return optionFunc(func(c *config) { c.keepConditionTimes = true })
-}
 
 // Mask replaces the field at path, in every rendered object and patch body
 // that has it, with MaskPlaceholder. Each element of path names a map key;

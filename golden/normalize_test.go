@@ -118,7 +118,7 @@ func TestRenderNormalizers(t *testing.T) {
 		},
 		{
 			name: "keep",
-			opts: []Option{KeepUIDs(), KeepConditionTimes()},
+			opts: []Option{KeepUIDs(), actions.KeepConditionTimes()},
 			checks: []check{
 				{obj(0, "metadata", "ownerReferences", 0, "uid"), nil},
 				{obj(0, "status", "conditions", 0, "lastTransitionTime"), nil},
@@ -164,5 +164,30 @@ func TestPathInDir(t *testing.T) {
 	}
 	if Path("TestFoo/x", InDir(Dir), KeepUIDs()) != Path("TestFoo/x") {
 		t.Error("Path(name, InDir(Dir)) differs from Path(name)")
+	}
+}
+
+// Options of actions and golden are one type: a function of either package
+// applies those that concern it and ignores the others.
+func TestOneOptionType(t *testing.T) {
+	sync := volatileSync()
+	plain, err := Render(sync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withActions, err := Render(sync, actions.Unordered(), actions.Subset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(withActions) != string(plain) {
+		t.Errorf("actions' options changed the rendering:\n%s", LineDiff(string(plain), string(withActions)))
+	}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}}
+	want := []actions.Action{actions.Delete(d)}
+	d = d.DeepCopy()
+	d.Name = "b"
+	got := []actions.Action{actions.Delete(d)}
+	if d := actions.Diff(want, got, InDir("elsewhere"), KeepUIDs(), Mask("metadata")); d != actions.Diff(want, got) || d == "" {
+		t.Errorf("golden's options changed actions.Diff: %q", d)
 	}
 }

@@ -99,7 +99,7 @@ type actionDoc struct {
 // uid (owner references, preconditions) as "<uid-N>", numbered by order of
 // appearance in the document, so that uids made with uuid.NewUUID render
 // the same on every run and equal uids stay visibly equal (KeepUIDs and
-// KeepConditionTimes turn these off). Options add transforms of your own
+// actions.KeepConditionTimes turn these off). Options add transforms of your own
 // (WithTransform, Mask), applied after these.
 func Render(s Sync, opts ...Option) ([]byte, error) {
 	c := newConfig(opts)

@@ -10,7 +10,9 @@
 // ([EventReport]). Package fixture records them in a
 // sync's Result and compares them with a table row's expectations
 // (fixture.NewEvent makes an expected event with the kind its scheme
-// knows).
+// knows). One record goes the other way, into a fixture: what a
+// CustomResourceDefinition declares ([CustomResource], for
+// fixture.WithCustomResources).
 //
 // The package holds values and their formatting only: it imports nothing
 // of the module but actions (a write as a value) and the work-queue

@@ -102,9 +102,8 @@ func TestReaper(t *testing.T) {
 		Checks: fixture.Checks{CacheSweep: fixture.On},
 		Rows: []fixture.Row{reaperRow, {
 			Name:        "deletes the workers of a deleted Deployment",
-			Objects:     []runtime.Object{worker("web-worker")},
+			Objects:     []runtime.Object{worker("web-worker"), fixture.Absent(deployment(1))},
 			Key:         "default/web",
-			AbsentKey:   true,
 			WantReads:   []actions.Action{actions.Get(deployment(1))},
 			WantActions: []actions.Action{actions.Delete(worker("web-worker"))},
 		}},

@@ -82,10 +82,9 @@ func Table() fixture.Table[string] {
 			Key:         "default/web",
 			WantActions: []actions.Action{actions.Patch(deployment("red"), types.MergePatchType, teamPatch("null"))},
 		}, {
-			Name:      "does nothing for a deleted object",
-			AbsentKey: true,
-			Objects:   []runtime.Object{namespace("blue")},
-			Key:       "default/web",
+			Name:    "does nothing for a deleted object",
+			Objects: []runtime.Object{namespace("blue"), fixture.Absent(deployment("blue"))},
+			Key:     "default/web",
 		}},
 	}
 }

@@ -86,9 +86,9 @@ func TestFooControllerChecks(t *testing.T) {
 			WantEvents:  []records.Event{synced},
 			WantObjects: []runtime.Object{foo2WithStatus, scaledAvailable},
 		}, {
-			Name:      "ignores a deleted Foo",
-			AbsentKey: true,
-			Key:       "default/test",
+			Name:    "ignores a deleted Foo",
+			Objects: []runtime.Object{fixture.Absent(NewFoo(1))},
+			Key:     "default/test",
 		}, {
 			// No WantObjects: a sync that fails is retried, so this world
 			// never settles, as on a cluster, until someone deletes the

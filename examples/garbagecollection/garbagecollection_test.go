@@ -44,9 +44,8 @@ func TestFooWithTheCluster(t *testing.T) {
 		Rows: []fixture.Row{{
 			Name: "a deleted Foo's Deployment is collected",
 			// The Foo is gone; its Deployment's owner reference dangles.
-			Objects:     []runtime.Object{available},
+			Objects:     []runtime.Object{available, fixture.Absent(foo.NewFoo(1))},
 			Key:         "default/test",
-			AbsentKey:   true,
 			WantObjects: []runtime.Object{fixture.Absent(available)},
 		}, {
 			Name: "a Foo deleted in the foreground goes after its Deployment",

@@ -203,9 +203,9 @@ func daemonSetRows() []fixture.Row {
 		Name:    "rechecks a deletion the cache has not seen before adopting",
 		Objects: cat([]runtime.Object{race, raceOrphan}, nodes(0, 5, nil)),
 		Key:     "default/foo",
-		Reactors: []fixture.Reactor{{Verb: "get", Resource: "daemonsets", React: func(clienttesting.Action) (bool, runtime.Object, error) {
+		Options: []fixture.Option{fixture.WithReactor("get", "daemonsets", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, raceDeleted.DeepCopy(), nil
-		}}},
+		})},
 		WantActions: []actions.Action{dsRevision(daemonSetRevision)},
 		// Two rechecks: the pods are claimed again for the status update
 		// after the failure.

@@ -183,9 +183,9 @@ func deploymentRows() []fixture.Row {
 		Name:    "rechecks a deletion the cache has not seen before adopting",
 		Objects: []runtime.Object{race, orphan},
 		Key:     "default/foo",
-		Reactors: []fixture.Reactor{{Verb: "get", Resource: "deployments", React: func(clienttesting.Action) (bool, runtime.Object, error) {
+		Options: []fixture.Option{fixture.WithReactor("get", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, raceDeleted.DeepCopy(), nil
-		}}},
+		})},
 		WantReads: []actions.Action{actions.Get(race)},
 		WantErr:   fixture.ErrorContains("deleted"),
 	}, {

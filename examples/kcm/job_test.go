@@ -177,9 +177,9 @@ func jobRows() []fixture.Row {
 		Key:     "default/foobar",
 	}, {
 		// TestSyncJobDeleted: no create, no delete.
-		Name:      "does nothing for a deleted job",
-		AbsentKey: true,
-		Key:       "default/foobar",
+		Name:    "does nothing for a deleted job",
+		Objects: []runtime.Object{fixture.Absent(newJob(1, 1, 6))},
+		Key:     "default/foobar",
 	}}
 }
 

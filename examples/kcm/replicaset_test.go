@@ -174,9 +174,9 @@ func replicaSetRows() []fixture.Row {
 		WantActions: []actions.Action{actions.UpdateStatus(rsStatus(deleting, appsv1.ReplicaSetStatus{ObservedGeneration: 1}))},
 	}, {
 		// A ReplicaSet already gone: nothing to do.
-		Name:      "does nothing for a deleted ReplicaSet",
-		AbsentKey: true,
-		Key:       "default/foobar",
+		Name:    "does nothing for a deleted ReplicaSet",
+		Objects: []runtime.Object{fixture.Absent(newRS(1))},
+		Key:     "default/foobar",
 	}}
 }
 

@@ -219,9 +219,9 @@ func statefulSetRows() []fixture.Row {
 		Name:    "rechecks a deletion the cache has not seen before adopting",
 		Objects: []runtime.Object{race, raceOrphan},
 		Key:     "default/foo",
-		Reactors: []fixture.Reactor{{Verb: "get", Resource: "statefulsets", React: func(clienttesting.Action) (bool, runtime.Object, error) {
+		Options: []fixture.Option{fixture.WithReactor("get", "statefulsets", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, raceDeleted.DeepCopy(), nil
-		}}},
+		})},
 		WantReads: []actions.Action{actions.Get(race)},
 		WantErr:   fixture.ErrorContains("default/foo has just been deleted"),
 	}, {

@@ -124,9 +124,9 @@ func Table() fixture.Table[cache.ObjectName] {
 				actions.UpdateStatus(deployment(3, 0)),
 			},
 		}, {
-			Name:      "does nothing for a deleted Deployment",
-			AbsentKey: true,
-			Key:       "default/web",
+			Name:    "does nothing for a deleted Deployment",
+			Objects: []runtime.Object{fixture.Absent(deployment(3, 0))},
+			Key:     "default/web",
 		}},
 	}
 }

@@ -258,10 +258,10 @@ func rows() []fixture.Row {
 	external := newService("external-balancer", corev1.ServiceTypeLoadBalancer)
 	recreatedBefore := newService("external-balancer", corev1.ServiceTypeLoadBalancer, uid("external-balancer-old-uid"))
 
-	patchErr := func(err error) []fixture.Reactor {
-		return []fixture.Reactor{{Verb: "patch", Resource: "services", React: func(clienttesting.Action) (bool, runtime.Object, error) {
+	patchErr := func(err error) []fixture.Option {
+		return []fixture.Option{fixture.WithReactor("patch", "services", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, nil, err
-		}}}
+		})}
 	}
 
 	return []fixture.Row{{
@@ -362,7 +362,7 @@ func rows() []fixture.Row {
 		Name:        "conflict error",
 		Objects:     []runtime.Object{k8sErr, node1},
 		Key:         "default/svc-k8s-err",
-		Reactors:    patchErr(apierrors.NewConflict(schema.GroupResource{}, "svc-k8s-err", errors.New("object conflict"))),
+		Options:     patchErr(apierrors.NewConflict(schema.GroupResource{}, "svc-k8s-err", errors.New("object conflict"))),
 		WantCalls:   []records.Call{ensure("default/svc-k8s-err", "[node-1]")},
 		WantActions: []actions.Action{patch(k8sErr, setStatus(ip, corev1.ProtocolTCP))},
 		WantEvents:  []records.Event{ensuring(k8sErr), ensured(k8sErr), syncFailed(k8sErr)},
@@ -373,23 +373,23 @@ func rows() []fixture.Row {
 		Name:        "not found error",
 		Objects:     []runtime.Object{k8sErr, node1},
 		Key:         "default/svc-k8s-err",
-		Reactors:    patchErr(apierrors.NewNotFound(schema.GroupResource{}, "svc-k8s-err")),
+		Options:     patchErr(apierrors.NewNotFound(schema.GroupResource{}, "svc-k8s-err")),
 		WantCalls:   []records.Call{ensure("default/svc-k8s-err", "[node-1]")},
 		WantActions: []actions.Action{patch(k8sErr, setStatus(ip, corev1.ProtocolTCP))},
 		WantEvents:  []records.Event{ensuring(k8sErr), ensured(k8sErr)},
 	}, {
 		// TestProcessServiceDeletion "If a non-existent service is
 		// deleted": nothing remembered, nothing to do.
-		Name:      "If a non-existent service is deleted",
-		Key:       "default/external-balancer",
-		AbsentKey: true,
+		Name:    "If a non-existent service is deleted",
+		Key:     "default/external-balancer",
+		Objects: []runtime.Object{fixture.Absent(external)},
 	}, {
 		// TestProcessServiceDeletion "If cloudprovided failed to delete
 		// the service".
 		Name:       "If cloudprovided failed to delete the service",
 		Options:    []fixture.Option{Synced.Set([]*corev1.Service{external}), CloudErr.Set(errors.New("error Deleting the Loadbalancer"))},
 		Key:        "default/external-balancer",
-		AbsentKey:  true,
+		Objects:    []runtime.Object{fixture.Absent(external)},
 		WantCalls:  []records.Call{deleteLB("default/external-balancer")},
 		WantEvents: []records.Event{deletingLB(external), ev(external, "DeleteLoadBalancerFailed", "Error deleting load balancer: error Deleting the Loadbalancer")},
 		WantErr:    fixture.ErrorMessage("error Deleting the Loadbalancer"),
@@ -399,7 +399,7 @@ func rows() []fixture.Row {
 		Name:       "If delete was successful",
 		Options:    []fixture.Option{Synced.Set([]*corev1.Service{external}), Existing.Set([]fakecloud.Balancer{Balancer(external, node1)})},
 		Key:        "default/external-balancer",
-		AbsentKey:  true,
+		Objects:    []runtime.Object{fixture.Absent(external)},
 		WantCalls:  []records.Call{deleteLB("default/external-balancer")},
 		WantEvents: []records.Event{deletingLB(external), deletedLB(external)},
 	}, {

@@ -31,8 +31,7 @@ func process(c *Controller) fixture.SyncFunc[string] {
 // TestHandleErr reads the retry policy off the fixture's work-queue spy.
 func TestHandleErr(t *testing.T) {
 	t.Run("retries with backoff, then drops the key", func(t *testing.T) {
-		f := fixture.New(t, fixture.WithObjects(newPod(nil)))
-		f.PrependReactor("update", "pods", conflict)
+		f := fixture.New(t, fixture.WithObjects(newPod(nil)), fixture.WithReactor("update", "pods", conflict))
 		sync := process(newTestController(f))
 
 		var got []records.QueueOp

@@ -68,14 +68,14 @@ func Table() fixture.Table[string] {
 			Objects: []runtime.Object{labelled},
 			Key:     "default/web",
 		}, {
-			Name:      "does nothing for a deleted pod",
-			AbsentKey: true,
-			Key:       "default/web",
+			Name:    "does nothing for a deleted pod",
+			Objects: []runtime.Object{fixture.Absent(newPod(nil))},
+			Key:     "default/web",
 		}, {
-			Name:     "returns the conflict of a failed update",
-			Objects:  []runtime.Object{pod},
-			Key:      "default/web",
-			Reactors: []fixture.Reactor{{Verb: "update", Resource: "pods", React: conflict}},
+			Name:    "returns the conflict of a failed update",
+			Objects: []runtime.Object{pod},
+			Key:     "default/web",
+			Options: []fixture.Option{fixture.WithReactor("update", "pods", conflict)},
 			// The update was attempted (and recorded), but no event
 			// claims success.
 			WantActions: []actions.Action{actions.Update(labelled)},

@@ -67,12 +67,13 @@ func TestImportRules(t *testing.T) {
 // serves), internal/kubeminor (the Kubernetes minor of client-go). Beside
 // the world, for fixture: internal/goroutines, internal/queues,
 // internal/sweeps, internal/casefile, internal/cleanups,
-// internal/companions. None imports anything above it.
+// internal/companions. Below actions and golden: internal/options (their
+// one option type). None imports anything above it.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
 		"fixture":             {"actions", "golden", "internal/world", "internal/goroutines", "internal/queues", "internal/resources", "internal/sweeps", "internal/casefile", "internal/cleanups", "internal/kubeminor", "internal/companions", "fixture/internal/adapt", "records"},
-		"golden":              {"actions", "records"},
-		"actions":             {"internal/resources"},
+		"golden":              {"actions", "records", "internal/options"},
+		"actions":             {"internal/resources", "internal/options"},
 		"internal/world":      {"actions", "internal/apiserver", "internal/feed", "internal/clientgo", "internal/resources", "internal/server", "internal/clients", "internal/delivery", "internal/trackers", "internal/strict", "internal/records"},
 		"internal/records":    {},
 		"internal/strict":     {},
@@ -93,6 +94,7 @@ func TestLayers(t *testing.T) {
 		"internal/cleanups":   {},
 		"internal/companions": {},
 		"tbtest":              {"internal/cleanups"},
+		"internal/options":    {},
 	}
 	// fixture's hook for its adapter package; the plain records fixture
 	// re-exports.

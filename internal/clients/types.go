@@ -20,7 +20,7 @@ import (
 	"github.com/ctrltest/ctrltest/internal/resources"
 )
 
-// The clientset of a Types registration (fixture.RegisterTypes, and custom
+// The clientset of a types registration (fixture.WithTypes, and custom
 // resources served as unstructured): client-go's testing.Fake on a simple
 // object tracker, and an informer factory of plain shared informers that
 // list and watch through the fake, or, on a real server, through a

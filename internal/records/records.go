@@ -92,7 +92,7 @@ type ScalePaths struct {
 }
 
 // CustomResource is what a CustomResourceDefinition declares about one
-// served version of its resource (fixture.CustomResource); Source names
+// served version of its resource (records.CustomResource); Source names
 // the definition in messages.
 type CustomResource struct {
 	GVK              schema.GroupVersionKind

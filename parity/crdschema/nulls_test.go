@@ -75,7 +75,7 @@ func (in *ContentList) DeepCopyObject() runtime.Object {
 
 var contentGV = schema.GroupVersion{Group: "crd.ctrltest.dev", Version: "v1"}
 
-var contentTypes = fixture.RegisterTypes(func(s *runtime.Scheme) error {
+var contentTypes = fixture.WithTypes(func(s *runtime.Scheme) error {
 	s.AddKnownTypes(contentGV, &Content{}, &ContentList{})
 	metav1.AddToGroupVersion(s, contentGV)
 	return nil
@@ -135,7 +135,7 @@ func TestNullOfAPointerWithoutOmitempty(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			row := fixture.Row{Name: tc.name, Objects: tc.objects, Key: "default/web"}
-			table := fixture.Table[cache.ObjectName]{Wire: tc.wire, Options: []fixture.Option{fixture.WithTypes(contentTypes), crd.Files(t, contents)}}
+			table := fixture.Table[cache.ObjectName]{Wire: tc.wire, Options: []fixture.Option{contentTypes, crd.Files(t, contents)}}
 			rep := parity.Compare(t, srv, table, row)
 			t.Logf("%s", rep)
 			if len(rep.Divergences) > 0 {

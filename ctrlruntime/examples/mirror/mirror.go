@@ -114,7 +114,7 @@ func Table() fixture.Table[string] {
 				Objects: []runtime.Object{cm(mirrored, map[string]string{"mode": "fast"}), secret(map[string]string{"mode": "fast"})}},
 			{Name: "an unlabelled ConfigMap is ignored", Key: key,
 				Objects: []runtime.Object{cm(nil, map[string]string{"mode": "fast"})}},
-			{Name: "a deleted ConfigMap is nothing to do", Key: key, AbsentKey: true},
+			{Name: "a deleted ConfigMap is nothing to do", Key: key, Objects: []runtime.Object{fixture.Absent(cm(nil, nil))}},
 		},
 	}
 }

@@ -60,7 +60,7 @@ func BenchmarkReconcileRow(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			op := tbtest.PerOp(b)
-			f := fixture.New(op, fixture.WithTypes(WebApps), fixture.WithObjects(seeds()...))
+			f := fixture.New(op, WebApps, fixture.WithObjects(seeds()...))
 			env := ctrlruntime.NewEnv(f, ctrlruntime.Cached(), ctrlruntime.Watching(&webappv1.WebApp{}))
 			r := &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: clock}
 			res, got := ctrlruntime.Reconcile(f, r, req)
@@ -76,7 +76,7 @@ func BenchmarkReconcileRow(b *testing.B) {
 		tb.Checks = fixture.Checks{}
 		// The row's expectations: what one reconcile does.
 		warm := tbtest.PerOp(b)
-		f := fixture.New(warm, fixture.WithTypes(WebApps), fixture.WithObjects(seeds()...))
+		f := fixture.New(warm, WebApps, fixture.WithObjects(seeds()...))
 		env := ctrlruntime.NewEnv(f, ctrlruntime.Cached())
 		first, _ := ctrlruntime.Reconcile(f, &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: clock}, req)
 		warm.Done()

@@ -18,7 +18,7 @@ import (
 )
 
 // WebApps registers the kubebuilder API: no generated clientset needed.
-var WebApps = fixture.RegisterTypes(webappv1.AddToScheme)
+var WebApps = fixture.WithTypes(webappv1.AddToScheme)
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -37,7 +37,7 @@ var wire = ctrlruntime.Wire(func(env *ctrlruntime.Env) reconcile.Reconciler {
 
 func newTable(rows ...fixture.Row) fixture.Table[string] {
 	return fixture.Table[string]{
-		Options:  []fixture.Option{fixture.WithTypes(WebApps)},
+		Options:  []fixture.Option{WebApps},
 		Wire:     wire,
 		Checks:   fixture.Checks{Golden: fixture.On, FaultSweep: fixture.On},
 		Parallel: true,
@@ -107,7 +107,7 @@ func TestReconcile(t *testing.T) {
 			Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.DeletionTimestamp = &metav1.Time{Time: now} })},
 		},
 		fixture.Row{
-			Name: "a WebApp that is gone is nothing to do", Key: key, AbsentKey: true,
+			Name: "a WebApp that is gone is nothing to do", Key: key, Objects: []runtime.Object{fixture.Absent(app())},
 		},
 		fixture.Row{
 			Name: "an empty image is a terminal error", Key: key,
@@ -122,7 +122,7 @@ func TestReconcile(t *testing.T) {
 func TestCases(t *testing.T) {
 	fixture.Cases[string]{
 		Dir:     "testdata/cases",
-		Options: []fixture.Option{fixture.WithTypes(WebApps)},
+		Options: []fixture.Option{WebApps},
 		Wire:    wire,
 	}.Run(t)
 }

@@ -16,7 +16,7 @@ import (
 // TestReconcileWithInformers reconciles with started informers: the
 // manager's cache is then the fixture's running informers.
 func TestReconcileWithInformers(t *testing.T) {
-	f := fixture.New(t, fixture.WithTypes(WebApps), fixture.WithInformers(),
+	f := fixture.New(t, WebApps, fixture.WithInformers(),
 		fixture.WithObjects(app(withFinalizer), deployment(2), service()))
 	env := ctrlruntime.NewEnv(f, ctrlruntime.Cached(), ctrlruntime.Watching(&webappv1.WebApp{}, &appsv1.Deployment{}, &corev1.Service{}))
 	r := &webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder, Now: func() time.Time { return now }}

@@ -19,7 +19,7 @@ import (
 // controller SetupWithManager builds: no manager runs, no sleep.
 func TestWatches(t *testing.T) {
 	other := app(func(a *webappv1.WebApp) { a.Name = "blog" })
-	f := fixture.New(t, fixture.WithTypes(WebApps), fixture.WithObjects(app(), other))
+	f := fixture.New(t, WebApps, fixture.WithObjects(app(), other))
 	env := ctrlruntime.NewEnv(f, ctrlruntime.Cached())
 	if err := (&webapp.Reconciler{Client: env.Client, Scheme: env.Scheme, Recorder: env.Recorder}).SetupWithManager(env.Manager); err != nil {
 		t.Fatal(err)

@@ -41,14 +41,14 @@ func TestMain(m *testing.M) {
 // controller-runtime's own client there.
 func TestReconcileParity(t *testing.T) {
 	tb := fixture.Table[string]{
-		Options: []fixture.Option{fixture.WithTypes(webApps)},
+		Options: []fixture.Option{webApps},
 		Wire:    wire,
 		Rows: []fixture.Row{
 			{Name: "a new WebApp", Objects: []runtime.Object{app()}, Key: key,
 				WantReturned: pending},
 			{Name: "an available Deployment", Key: key,
 				Objects: []runtime.Object{app(withFinalizer), deployment(2), service()}},
-			{Name: "a WebApp that is gone", Key: key, AbsentKey: true},
+			{Name: "a WebApp that is gone", Key: key, Objects: []runtime.Object{fixture.Absent(app())}},
 			{Name: "an empty image", Key: key, WantErr: ctrlruntime.Terminal("spec.image is empty"),
 				Objects: []runtime.Object{app(withFinalizer, func(a *webappv1.WebApp) { a.Spec.Image = "" })}},
 		},
@@ -64,7 +64,7 @@ func TestReconcileParity(t *testing.T) {
 // What follows is the example's own test setup (ctrlruntime/examples/webapp's
 // controller_test.go), which a module of its own cannot import.
 
-var webApps = fixture.RegisterTypes(webappv1.AddToScheme)
+var webApps = fixture.WithTypes(webappv1.AddToScheme)
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
