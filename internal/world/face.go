@@ -47,6 +47,10 @@ type Config struct {
 	Admission       Admission
 	// Objects are the seeds, in order (not yet typed: see Seed).
 	Objects []runtime.Object
+	// Admitted, when set, are Objects as another world of the same
+	// Objects and Admission admitted them (World.Admitted): the model
+	// stores them without defaulting and validating the seeds again.
+	Admitted []runtime.Object
 	// InFlight counts the requests being served, and Served, when set, is
 	// signalled, without blocking, each time the last of them has been
 	// served.
@@ -89,6 +93,7 @@ func New(c Config) (*World, error) {
 		b := newModelBackend(w, len(c.Objects))
 		b.model.Namespaces = c.Namespaces
 		b.setAdmission(c.Admission)
+		b.admittedBefore = c.Admitted
 		w.backend = b
 	}
 	w.informers = w.informers || w.backend.traits().informers
