@@ -38,8 +38,8 @@ type Damage struct {
 	Step int
 	// Text says what is wrong, naming the objects.
 	Text string
-	// Key is the key of the sync that did it and Writes its writes, a
-	// line each; Hint says how controllers avoid this kind of damage.
+	// Key is the key of the sync that did it and Writes its writes; Hint
+	// says how controllers avoid this kind of damage.
 	Key    string
 	Writes []string
 	Hint   string
@@ -61,8 +61,7 @@ func (r *CacheReport) Damaged() []LagOutcome {
 	return out
 }
 
-// String formats the sweep: a paragraph per lag, with each damage and the
-// writes of the sync that did it, then the hint of each kind of damage.
+// String formats the sweep: a paragraph per lag, then the hints.
 func (r *CacheReport) String() string {
 	var b strings.Builder
 	ran := 0

@@ -14,13 +14,11 @@ type KeyMismatch struct {
 	// add, the last of 2"; "" for a resync).
 	Object, Event, Watch string
 	// Want are the keys the handlers enqueued for that last event in watch
-	// order, Got those they enqueued for the object under the variant,
-	// sorted, each "key" or "queue: key". A resync's Want is empty: its
-	// keys are judged against every key watch order enqueued.
+	// order, Got those under the variant, sorted, each "key" or "queue:
+	// key". A resync's Want is empty.
 	Want, Got []string
-	// Missing are the keys of Want not in Got (coalesced, relist: a
-	// change the controller does not sync); Unexpected, the keys of Got
-	// that watch order never enqueued (resync).
+	// Missing are the keys of Want not in Got; Unexpected, the keys of
+	// Got that watch order never enqueued (resync).
 	Missing, Unexpected []string
 }
 
@@ -41,7 +39,7 @@ func (m KeyMismatch) String() string {
 }
 
 // probeDelete is the Watch of a tombstone's mismatch in the handlers
-// variant: its keys are compared with a plain delete's.
+// variant.
 const probeDelete = "a plain delete"
 
 func keyList(keys []string) string {
@@ -53,20 +51,17 @@ func keyList(keys []string) string {
 
 // EventOutcome is what the handlers did under one variant.
 type EventOutcome struct {
-	// Variant is "coalesced", "relist", "resync" or "handlers" (see
-	// doc.go); What says what was
-	// delivered.
+	// Variant is "coalesced", "relist", "resync" or "handlers"
+	// (docs/caches.md); What says what was delivered.
 	Variant, What string
-	// Skipped, when not "", says why the variant does not apply to the
-	// row (it did not run).
+	// Skipped, when not "", says why the variant did not run.
 	Skipped string
 	// Events is the number of events the handlers got; Kinds counts them
 	// by what they were (" (2 adds, 1 update)").
 	Events int
 	Kinds  string
-	// Panic, when not "", is a handler's panic: the handler, the event,
-	// the object, the value and where. The events after it were not
-	// delivered.
+	// Panic, when not "", is a handler's panic; the events after it were
+	// not delivered.
 	Panic string
 	// Mismatches are the objects whose events enqueued other keys.
 	Mismatches []KeyMismatch
@@ -79,10 +74,9 @@ func (o EventOutcome) Failed() bool { return o.Panic != "" || len(o.Mismatches) 
 type EventReport struct {
 	Key      string
 	Variants []EventOutcome
-	// Unjudged, when not "", says why the variants' keys judge nothing:
-	// the keys the handlers enqueue cannot be seen, or none was enqueued
-	// in watch order, so every variant agrees by default. Panics are
-	// judged all the same.
+	// Unjudged, when not "", says why the variants' keys judge nothing
+	// (they cannot be seen, or none was enqueued). Panics are judged all
+	// the same.
 	Unjudged string
 }
 
