@@ -24,8 +24,7 @@ type LagOutcome struct {
 	Settled bool
 	// Damage is what went wrong, in the order it was seen.
 	Damage []Damage
-	// Unjudged, when not "", says what the sweep could not judge under
-	// this lag, and why.
+	// Unjudged, when not "", says what the sweep could not judge, and why.
 	Unjudged string
 }
 

@@ -10,8 +10,7 @@ import (
 type KeyMismatch struct {
 	// Object names the object ("configmaps default/web-old"); Event is
 	// what the variant gave the handlers ("a tombstone (relist)"); Watch,
-	// the object's last event in watch order, which it stands for ("an
-	// add, the last of 2"; "" for a resync).
+	// the last event in watch order it stands for ("" for a resync).
 	Object, Event, Watch string
 	// Want are the keys the handlers enqueued for that last event in watch
 	// order, Got those under the variant, sorted, each "key" or "queue:
@@ -60,8 +59,7 @@ type EventOutcome struct {
 	// by what they were (" (2 adds, 1 update)").
 	Events int
 	Kinds  string
-	// Panic, when not "", is a handler's panic; the events after it were
-	// not delivered.
+	// Panic, when not "", is a handler's panic, which ended the delivery.
 	Panic string
 	// Mismatches are the objects whose events enqueued other keys.
 	Mismatches []KeyMismatch
@@ -74,9 +72,8 @@ func (o EventOutcome) Failed() bool { return o.Panic != "" || len(o.Mismatches) 
 type EventReport struct {
 	Key      string
 	Variants []EventOutcome
-	// Unjudged, when not "", says why the variants' keys judge nothing
-	// (they cannot be seen, or none was enqueued). Panics are judged all
-	// the same.
+	// Unjudged, when not "", says why the variants' keys judge nothing;
+	// panics are judged all the same.
 	Unjudged string
 }
 
@@ -102,8 +99,7 @@ func (r *EventReport) Ran() int {
 	return n
 }
 
-// String formats the sweep: a paragraph per variant with each mismatch,
-// then what to do about each failed variant.
+// String formats the sweep: a paragraph per variant, then the hints.
 func (r *EventReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "event-order sweep of sync %q: %d variant(s), %d failed\n", r.Key, r.Ran(), len(r.Failed()))

@@ -7,8 +7,7 @@ import (
 	"github.com/ctrltest/ctrltest/internal/queues"
 )
 
-// QueueOp is one thing the controller did to one of its work queues: an
-// Add, AddAfter, AddRateLimited or Forget.
+// QueueOp is one thing the controller did to one of its work queues.
 type QueueOp struct {
 	// Queue names the queue (fixture.QueueNamed); "" for fixture.Queue's.
 	Queue string
@@ -16,8 +15,7 @@ type QueueOp struct {
 	Op string
 	// Key is the item, formatted with fmt.
 	Key string
-	// After is the delay of add-after, or the backoff the rate limiter
-	// chose for add-rate-limited.
+	// After is an add-after's delay, or an add-rate-limited's backoff.
 	After time.Duration
 }
 

@@ -9,17 +9,15 @@ import (
 
 // SweepOutcome is what a sync did with one injected fault.
 type SweepOutcome struct {
-	// Write is the failed write, or Call the failed call outside
-	// Kubernetes (Write is then zero); Occurrence counts identical writes
-	// or calls before it.
+	// Write is the failed write, or Call the failed call (Write is then
+	// zero); Occurrence counts identical writes or calls before it.
 	Write      actions.Action
 	Call       *Call
 	Occurrence int
 	// Fault names the injected fault; Hint is its fixture.Fault.Hint.
 	Fault, Hint string
 	Err         error
-	// Retried is true when the sync made the same request again after
-	// the failure and the server accepted it.
+	// Retried is true when a later identical request succeeded.
 	Retried bool
 	// Handled is true when the row declares the fault handled.
 	Handled bool
@@ -35,9 +33,8 @@ func (o SweepOutcome) Swallowed() bool { return o.Err == nil && !o.Retried && !o
 type SweepReport struct {
 	Key      string
 	Outcomes []SweepOutcome
-	// Unswept counts the writes no fault was injected into: of three or
-	// more writes of one kind in the sync (a loop's creates of pods, say),
-	// only the first and the last are swept.
+	// Unswept counts the writes not swept: of three or more writes of
+	// one kind (a loop's creates), only the first and the last are swept.
 	Unswept int
 }
 
