@@ -18,8 +18,7 @@ type LagOutcome struct {
 	Lag, What string
 	// Skipped, when not "", says why the lag does not apply to the row.
 	Skipped string
-	// Syncs counts the syncs; Settled is true when the world stopped
-	// changing and no key was left.
+	// Syncs counts the syncs; Settled is true when no key was left.
 	Syncs   int
 	Settled bool
 	// Damage is what went wrong, in the order it was seen.

@@ -16,10 +16,9 @@ type Call struct {
 	Method string
 	// Args are its arguments as the fake formats them: "default/web".
 	Args string
-	// Read marks a call that changes nothing by its nature (a Get).
-	// Changed marks a call that changed the outside world: the idempotency
-	// check treats it as a write that changed the world, and a call that
-	// is neither as a redundant write.
+	// Read marks a call that changes nothing by its nature (a Get),
+	// Changed one that changed the outside world; the idempotency check
+	// counts a call that is neither as redundant.
 	Read, Changed bool
 }
 

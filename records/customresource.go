@@ -22,9 +22,8 @@ type CustomResource struct {
 	Source string
 }
 
-// CustomResourceScale is a custom resource's scale subresource: the JSON
-// paths (".spec.replicas") of the replicas it asks for, of those it has,
-// and of its label selector ("" for none).
+// CustomResourceScale is a custom resource's scale subresource: JSON
+// paths (".spec.replicas"); "" for no label selector.
 type CustomResourceScale struct {
 	SpecReplicasPath   string
 	StatusReplicasPath string

@@ -55,8 +55,7 @@ type EventOutcome struct {
 	Variant, What string
 	// Skipped, when not "", says why the variant did not run.
 	Skipped string
-	// Events is the number of events the handlers got; Kinds counts them
-	// by what they were (" (2 adds, 1 update)").
+	// Events counts the events the handlers got; Kinds, by kind.
 	Events int
 	Kinds  string
 	// Panic, when not "", is a handler's panic, which ended the delivery.
