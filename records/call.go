@@ -17,8 +17,8 @@ type Call struct {
 	// Args are its arguments as the fake formats them: "default/web".
 	Args string
 	// Read marks a call that changes nothing by its nature (a Get),
-	// Changed one that changed the outside world; the idempotency check
-	// counts a call that is neither as redundant.
+	// Changed one that changed the outside world, which keeps the
+	// idempotency check syncing; a call that is neither is redundant.
 	Read, Changed bool
 }
 
