@@ -18,14 +18,12 @@ type LagOutcome struct {
 	Lag, What string
 	// Skipped, when not "", says why the lag does not apply to the row.
 	Skipped string
-	// Syncs counts the syncs; Settled is true when the world stopped
-	// changing and no key was left.
+	// Syncs counts the syncs; Settled is true when no key was left.
 	Syncs   int
 	Settled bool
 	// Damage is what went wrong, in the order it was seen.
 	Damage []Damage
-	// Unjudged, when not "", says what the sweep could not judge under
-	// this lag, and why.
+	// Unjudged, when not "", says what the sweep could not judge, and why.
 	Unjudged string
 }
 
@@ -38,8 +36,8 @@ type Damage struct {
 	Step int
 	// Text says what is wrong, naming the objects.
 	Text string
-	// Key is the key of the sync that did it and Writes its writes, a
-	// line each; Hint says how controllers avoid this kind of damage.
+	// Key is the key of the sync that did it and Writes its writes; Hint
+	// says how controllers avoid this kind of damage.
 	Key    string
 	Writes []string
 	Hint   string
@@ -61,8 +59,7 @@ func (r *CacheReport) Damaged() []LagOutcome {
 	return out
 }
 
-// String formats the sweep: a paragraph per lag, with each damage and the
-// writes of the sync that did it, then the hint of each kind of damage.
+// String formats the sweep: a paragraph per lag, then the hints.
 func (r *CacheReport) String() string {
 	var b strings.Builder
 	ran := 0

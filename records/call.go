@@ -7,10 +7,8 @@ import (
 )
 
 // Call is a call a controller made outside Kubernetes (to a cloud, a DNS
-// provider, a registry, a webhook), as the fake the test wires in records
-// it with fixture.Fixture.Call. A sync's calls are in fixture.Result.Calls,
-// in order, beside its requests; fixture.Row.WantCalls expects them (by
-// Service, Method and Args), golden files and -v show them.
+// provider, a webhook), as the test's fake records it with
+// fixture.Fixture.Call (see docs/calls.md).
 type Call struct {
 	// Service names what was called: "cloud", "dns".
 	Service string
@@ -18,12 +16,9 @@ type Call struct {
 	Method string
 	// Args are its arguments as the fake formats them: "default/web".
 	Args string
-	// Read marks a call that changes nothing by its nature (a Get, a
-	// List). Changed marks a call that changed the outside world: the
-	// idempotency check keeps syncing while a sync's calls change it, as
-	// while its writes change the stored world, and lists a call that is
-	// neither a read nor a change as redundant, as a write that changed
-	// nothing is.
+	// Read marks a call that changes nothing by its nature (a Get),
+	// Changed one that changed the outside world, which keeps the
+	// idempotency check syncing; a call that is neither is redundant.
 	Read, Changed bool
 }
 
@@ -36,9 +31,8 @@ type Refusal struct {
 	Err    error
 }
 
-// Warning is a warning the server gave the client of a write: the write,
-// and the warning's text as the server sends it (a client prints it after
-// "Warning: ").
+// Warning is a warning the server gave the client of a write, with its
+// text as the server sends it.
 type Warning struct {
 	Action actions.Action
 	Text   string

@@ -18,16 +18,14 @@ type Event struct {
 	Reason string
 	// Message is the formatted message ("note" in the events API).
 	Message string
-	// Action is the events API's action; empty for record's events.
-	Action string
-	// Related is the events API's related object, if any.
+	// Action and Related are the events API's; empty for record's events.
+	Action  string
 	Related *ObjectRef
 	// Annotations are those given to AnnotatedEventf, if any.
 	Annotations map[string]string
 	// Match, set only in an expected event, decides whether a recorded
-	// event with its object, type and reason matches (nil error), in
-	// place of comparing the other fields (see WithMessagePrefix and
-	// Where).
+	// event with its object, type and reason matches (see
+	// WithMessagePrefix and Where).
 	Match func(got Event) error
 }
 
@@ -52,16 +50,9 @@ func (e Event) String() string {
 	return fmt.Sprintf("%s %s %s: %s", e.Object, e.Type, e.Reason, e.Message)
 }
 
-// Loose matching of expected events, as actions.Action.Where is for
-// actions: upstream controllers' tests often match an event's message by
-// its prefix, since the end of a long error message is the API server's
-// wording. A golden file always shows the recorded events whole.
-
 // WithMessagePrefix returns a copy of the expected event e that matches a
-// recorded event with e's object, type and reason whose message starts
-// with prefix; its action, related object and annotations are compared
-// with e's as usual. Its Message becomes prefix followed by "…", which
-// diffs show.
+// recorded event like e whose message starts with prefix. Its Message
+// becomes prefix followed by "…", which diffs show.
 //
 //	fixture.NewEvent(foo, "Warning", "FailedSync", "").WithMessagePrefix("error syncing Foo: ")
 func (e Event) WithMessagePrefix(prefix string) Event {
@@ -79,11 +70,9 @@ func (e Event) WithMessagePrefix(prefix string) Event {
 	return e
 }
 
-// Where returns a copy of the expected event e whose match is decided by
-// match: a recorded event with e's object (any kind when e's is empty),
-// type and reason matches when match returns nil; the error it returns is
-// shown in the diff. e's Message, Action, Related and Annotations are not
-// compared.
+// Where returns a copy of the expected event e that matches a recorded
+// event with e's object, type and reason when match returns nil; the error
+// it returns is shown in the diff. The other fields are not compared.
 //
 //	fixture.NewEvent(foo, "Warning", "FailedSync", "").Where(func(got records.Event) error {
 //		if !strings.Contains(got.Message, "conflict") {

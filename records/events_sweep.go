@@ -10,17 +10,14 @@ import (
 type KeyMismatch struct {
 	// Object names the object ("configmaps default/web-old"); Event is
 	// what the variant gave the handlers ("a tombstone (relist)"); Watch,
-	// the object's last event in watch order, which it stands for ("an
-	// add, the last of 2"; "" for a resync).
+	// the last event in watch order it stands for ("" for a resync).
 	Object, Event, Watch string
 	// Want are the keys the handlers enqueued for that last event in watch
-	// order, Got those they enqueued for the object under the variant,
-	// sorted, each "key" or "queue: key". A resync's Want is empty: its
-	// keys are judged against every key watch order enqueued.
+	// order, Got those under the variant, sorted, each "key" or "queue:
+	// key". A resync's Want is empty.
 	Want, Got []string
-	// Missing are the keys of Want not in Got (coalesced, relist: a
-	// change the controller does not sync); Unexpected, the keys of Got
-	// that watch order never enqueued (resync).
+	// Missing are the keys of Want not in Got; Unexpected, the keys of
+	// Got that watch order never enqueued (resync).
 	Missing, Unexpected []string
 }
 
@@ -41,7 +38,7 @@ func (m KeyMismatch) String() string {
 }
 
 // probeDelete is the Watch of a tombstone's mismatch in the handlers
-// variant: its keys are compared with a plain delete's.
+// variant.
 const probeDelete = "a plain delete"
 
 func keyList(keys []string) string {
@@ -53,20 +50,15 @@ func keyList(keys []string) string {
 
 // EventOutcome is what the handlers did under one variant.
 type EventOutcome struct {
-	// Variant is "coalesced", "relist", "resync" or "handlers" (see
-	// doc.go); What says what was
-	// delivered.
+	// Variant is "coalesced", "relist", "resync" or "handlers"
+	// (docs/caches.md); What says what was delivered.
 	Variant, What string
-	// Skipped, when not "", says why the variant does not apply to the
-	// row (it did not run).
+	// Skipped, when not "", says why the variant did not run.
 	Skipped string
-	// Events is the number of events the handlers got; Kinds counts them
-	// by what they were (" (2 adds, 1 update)").
+	// Events counts the events the handlers got; Kinds, by kind.
 	Events int
 	Kinds  string
-	// Panic, when not "", is a handler's panic: the handler, the event,
-	// the object, the value and where. The events after it were not
-	// delivered.
+	// Panic, when not "", is a handler's panic, which ended the delivery.
 	Panic string
 	// Mismatches are the objects whose events enqueued other keys.
 	Mismatches []KeyMismatch
@@ -79,10 +71,8 @@ func (o EventOutcome) Failed() bool { return o.Panic != "" || len(o.Mismatches) 
 type EventReport struct {
 	Key      string
 	Variants []EventOutcome
-	// Unjudged, when not "", says why the variants' keys judge nothing:
-	// the keys the handlers enqueue cannot be seen, or none was enqueued
-	// in watch order, so every variant agrees by default. Panics are
-	// judged all the same.
+	// Unjudged, when not "", says why the variants' keys judge nothing;
+	// panics are judged all the same.
 	Unjudged string
 }
 
@@ -108,8 +98,7 @@ func (r *EventReport) Ran() int {
 	return n
 }
 
-// String formats the sweep: a paragraph per variant with each mismatch,
-// then what to do about each failed variant.
+// String formats the sweep: a paragraph per variant, then the hints.
 func (r *EventReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "event-order sweep of sync %q: %d variant(s), %d failed\n", r.Key, r.Ran(), len(r.Failed()))

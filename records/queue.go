@@ -7,18 +7,15 @@ import (
 	"github.com/ctrltest/ctrltest/internal/queues"
 )
 
-// QueueOp is one thing the controller did to one of its work queues: an
-// Add, AddAfter, AddRateLimited or Forget.
+// QueueOp is one thing the controller did to one of its work queues.
 type QueueOp struct {
 	// Queue names the queue (fixture.QueueNamed); "" for fixture.Queue's.
 	Queue string
 	// Op is OpAdd, OpAddAfter, OpAddRateLimited or OpForget.
 	Op string
-	// Key is the item, formatted with fmt (a cache.ObjectName prints as
-	// "namespace/name").
+	// Key is the item, formatted with fmt.
 	Key string
-	// After is the delay of add-after, or the backoff the rate limiter
-	// chose for add-rate-limited.
+	// After is an add-after's delay, or an add-rate-limited's backoff.
 	After time.Duration
 }
 
@@ -30,8 +27,8 @@ const (
 	OpForget         = queues.OpForget
 )
 
-// String formats the record as one line, "add default/web", prefixed
-// with its queue's name when it has one ("contents: add snap-1").
+// String formats the record as one line: "add default/web", or
+// "contents: add snap-1" on a named queue.
 func (q QueueOp) String() string {
 	s := q.Op + " " + q.Key
 	if q.Op == OpAddAfter || q.Op == OpAddRateLimited {
@@ -59,8 +56,7 @@ func AddedAfter(key string, d time.Duration) QueueOp {
 }
 
 // RateLimited is the expected AddRateLimited of key, which the rate limiter
-// delayed by backoff (client-go's default controller limiter: 5ms, 10ms,
-// 20ms, ... per failure of the key).
+// delayed by backoff (client-go's default: 5ms, 10ms, 20ms, ...).
 func RateLimited(key string, backoff time.Duration) QueueOp {
 	return QueueOp{Op: OpAddRateLimited, Key: key, After: backoff}
 }

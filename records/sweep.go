@@ -9,44 +9,32 @@ import (
 
 // SweepOutcome is what a sync did with one injected fault.
 type SweepOutcome struct {
-	// Write is the failed write, or Call the failed call outside
-	// Kubernetes (see fixture.Fixture.Call; Write is then the zero Action);
-	// Occurrence counts identical writes or calls before it.
+	// Write is the failed write, or Call the failed call (Write is then
+	// zero); Occurrence counts identical writes or calls before it.
 	Write      actions.Action
 	Call       *Call
 	Occurrence int
-	// Fault names the injected fault; Hint is its Go check for
-	// Row.HandlesFault (Fault.Hint), which String suggests when the sync
-	// swallowed it.
+	// Fault names the injected fault; Hint is its fixture.Fault.Hint.
 	Fault, Hint string
-	// Err is what the sync returned.
-	Err error
-	// Retried is true when the sync made the same request again (same verb,
-	// resource, namespace and name) after the failure and the server
-	// accepted it: the failure was handled by retrying.
+	Err         error
+	// Retried is true when a later identical request succeeded.
 	Retried bool
 	// Handled is true when the row declares the fault handled.
 	Handled bool
-	// Gone is true when the fault says the object is gone (fixture.Fault.Gone),
-	// which a sync may ignore.
+	// Gone is fixture.Fault.Gone: a sync may ignore the fault.
 	Gone bool
 }
 
-// Swallowed reports whether the sync hid the failure: it returned no error
-// (so the key is not retried), did not retry the write with success, the
-// fault does not say that the object is gone, and the row does not declare
-// the fault handled.
+// Swallowed reports whether the sync hid the failure: it returned no
+// error, did not retry with success, and neither Gone nor Handled is set.
 func (o SweepOutcome) Swallowed() bool { return o.Err == nil && !o.Retried && !o.Handled && !o.Gone }
 
 // SweepReport is the outcome of a fault sweep.
 type SweepReport struct {
 	Key      string
 	Outcomes []SweepOutcome
-	// Unswept counts the writes no fault was injected into: of three or
-	// more writes of one kind in the sync (one verb, resource, subresource
-	// and patch type: a loop's creates of pods, say), only the first and
-	// the last are swept, so that a sync's cost does not grow with the
-	// size of its loops.
+	// Unswept counts the writes not swept: of three or more writes of
+	// one kind (a loop's creates), only the first and the last are swept.
 	Unswept int
 }
 
@@ -61,9 +49,8 @@ func (r *SweepReport) Swallowed() []SweepOutcome {
 	return out
 }
 
-// String formats the sweep as one table: a line per write and fault. When
-// a failure was swallowed, it ends with what to do about it: return the
-// error, or declare the fault handled on purpose (fixture.Row.HandlesFault).
+// String formats the sweep as one table, a line per write and fault, then
+// what to do about a swallowed failure.
 func (r *SweepReport) String() string {
 	var b strings.Builder
 	swallowed := r.Swallowed()
