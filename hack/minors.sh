@@ -173,9 +173,9 @@ func TestSync(t *testing.T) {
 			Objects: []runtime.Object{cm, secret},
 			Key:     "default/web",
 		}, {
-			Name:      "no ConfigMap: nothing to do",
-			Key:       "default/web",
-			AbsentKey: true,
+			Name:    "no ConfigMap: nothing to do",
+			Objects: []runtime.Object{fixture.Absent(cm)},
+			Key:     "default/web",
 		}},
 	}.Run(t)
 }
