@@ -420,17 +420,20 @@ func TestDumpStartsAtTheSizeItNeeded(t *testing.T) {
 	}
 }
 
-// A request's end (Served) cuts a pause short: the broadcaster that wrote
-// the request's event is microseconds from parking, where the pause's
-// sleep would last a millisecond or more.
+// A request's end (ServedSignal) cuts a pause short: the broadcaster that
+// wrote the request's event is microseconds from parking, where the
+// pause's sleep would last a millisecond or more.
 func TestServedEndsThePause(t *testing.T) {
 	w := &Watch{served: make(chan struct{}, 1)}
-	w.Served() // nobody waits: a signal is kept, never blocks
-	w.Served()
-	<-w.served
+	served := func() { // as the world signals it
+		select {
+		case w.ServedSignal() <- struct{}{}:
+		default:
+		}
+	}
 	go func() {
 		time.Sleep(time.Millisecond)
-		w.Served()
+		served()
 	}()
 	w.pause(time.Minute) // broken, the test would wait the minute out
 	if got := w.servedWakes.Load(); got != 1 {
