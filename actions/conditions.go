@@ -23,13 +23,15 @@ var conditionTimeFields = map[string]bool{
 // It is an option of package golden too: golden.Render then renders them
 // as they are, not as golden.TimePlaceholder (for a controller whose clock
 // the test fixes).
-func KeepConditionTimes() Option { return keepConditionTimes{} }
+func KeepConditionTimes() options.Both { return keepConditionTimes{} }
 
 // keepConditionTimes is KeepConditionTimes, which both packages read.
 type keepConditionTimes struct{}
 
 // Apply sets the shared setting.
 func (keepConditionTimes) Apply(s *options.Set) { s.KeepConditionTimes = true }
+func (keepConditionTimes) ActionsOption()       {}
+func (keepConditionTimes) GoldenOption()        {}
 
 // conditionTimes is the go-cmp option that compares condition timestamps
 // as set or not set, in typed objects (a field of a value under a field

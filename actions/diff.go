@@ -23,12 +23,12 @@ import (
 
 // An Option changes how [Diff] matches actions. Options are made by the
 // functions of this package; pass go-cmp options through [CmpOptions].
-// A golden.Option is an Option and the other way round (one option type,
-// two names): a function of either package applies the options that
-// concern it and ignores the others, and KeepConditionTimes concerns both.
-type Option interface{ options.Option }
+// KeepConditionTimes is a golden.Option too.
+type Option interface{ options.Actions }
 
 type optionFunc func(*config)
+
+func (optionFunc) ActionsOption() {}
 
 // Apply sets f's setting when s is this package's.
 func (f optionFunc) Apply(s *options.Set) {
@@ -39,6 +39,9 @@ func (f optionFunc) Apply(s *options.Set) {
 
 // Options is a list of options that is itself an option.
 type Options []Option
+
+// ActionsOption marks o as an option of this package.
+func (Options) ActionsOption() {}
 
 // Apply applies each option of o.
 func (o Options) Apply(s *options.Set) {

@@ -18,13 +18,13 @@ const (
 )
 
 // An Option changes how Render renders a sync, or where Path puts a golden
-// file (InDir). Options are made by this package's functions. An
-// actions.Option is an Option and the other way round (one option type,
-// two names): a function of either package applies the options that
-// concern it, such as actions.KeepConditionTimes, and ignores the others.
-type Option interface{ options.Option }
+// file (InDir). Options are made by this package's functions, and
+// actions.KeepConditionTimes is one too.
+type Option interface{ options.Golden }
 
 type optionFunc func(*config)
+
+func (optionFunc) GoldenOption() {}
 
 // Apply sets o's setting when s is this package's.
 func (o optionFunc) Apply(s *options.Set) {

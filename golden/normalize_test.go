@@ -2,6 +2,7 @@ package golden
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -167,27 +168,24 @@ func TestPathInDir(t *testing.T) {
 	}
 }
 
-// Options of actions and golden are one type: a function of either package
-// applies those that concern it and ignores the others.
-func TestOneOptionType(t *testing.T) {
-	sync := volatileSync()
-	plain, err := Render(sync)
-	if err != nil {
-		t.Fatal(err)
+// An option of one of actions and golden alone is not an option of the
+// other (the compiler refuses it where it would do nothing), and
+// actions.KeepConditionTimes is an option of both.
+func TestOptionsOfEachPackage(t *testing.T) {
+	goldenOption := reflect.TypeFor[Option]()
+	actionsOption := reflect.TypeFor[actions.Option]()
+	for _, o := range []any{actions.Unordered(), actions.Subset(), actions.Options{}} {
+		if reflect.TypeOf(o).Implements(goldenOption) {
+			t.Errorf("%T, an option of actions, is a golden.Option", o)
+		}
 	}
-	withActions, err := Render(sync, actions.Unordered(), actions.Subset())
-	if err != nil {
-		t.Fatal(err)
+	for _, o := range []any{InDir("x"), KeepUIDs(), Mask("metadata")} {
+		if reflect.TypeOf(o).Implements(actionsOption) {
+			t.Errorf("%T, an option of golden, is an actions.Option", o)
+		}
 	}
-	if string(withActions) != string(plain) {
-		t.Errorf("actions' options changed the rendering:\n%s", LineDiff(string(plain), string(withActions)))
-	}
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}}
-	want := []actions.Action{actions.Delete(d)}
-	d = d.DeepCopy()
-	d.Name = "b"
-	got := []actions.Action{actions.Delete(d)}
-	if d := actions.Diff(want, got, InDir("elsewhere"), KeepUIDs(), Mask("metadata")); d != actions.Diff(want, got) || d == "" {
-		t.Errorf("golden's options changed actions.Diff: %q", d)
+	both := reflect.TypeOf(actions.KeepConditionTimes())
+	if !both.Implements(goldenOption) || !both.Implements(actionsOption) {
+		t.Error("actions.KeepConditionTimes is not an option of both packages")
 	}
 }
